@@ -1,0 +1,154 @@
+// Copyright ferry authors.
+//
+// ferry::output_archive and ferry::input_archive are the cereal archives that
+// ferry::dumps and ferry::loads use. Most users never name them. A class that
+// cannot have member templates (a class defined inside a function) makes
+// itself shippable with one overload per archive:
+//
+//   struct scale {
+//     double factor;
+//     double operator()(double x) const { return x * factor; }
+//     void serialize(ferry::output_archive& ar) { ar(factor); }
+//     void serialize(ferry::input_archive& ar) { ar(factor); }
+//   };
+//
+// The encoding is cereal's binary layout (little-endian, u64 sizes) with one
+// difference that matters for hostile input: every length read from the bytes
+// is checked against the bytes actually left, so no length field can make the
+// reader allocate more than the input's size. Errors are ferry::format_error
+// naming the offset.
+//
+// Thread-safety: an archive is used by one thread at a time.
+#ifndef FERRY_SERIALIZE_ARCHIVE_H_
+#define FERRY_SERIALIZE_ARCHIVE_H_
+
+#include <cereal/cereal.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "serialize/internal/config.h"
+
+namespace ferry {
+
+namespace detail {
+struct module_record;
+struct archive_access;
+[[noreturn]] FERRY_EXPORT void throw_truncated(std::size_t offset, std::size_t wanted,
+                                               std::size_t left);
+[[noreturn]] FERRY_EXPORT void throw_bad_length(std::size_t offset, std::uint64_t length,
+                                                std::size_t left);
+}  // namespace detail
+
+// Appends to a std::string owned by the caller, who must keep it alive for
+// the archive's lifetime.
+class output_archive : public cereal::OutputArchive<output_archive, cereal::AllowEmptyClassElision> {
+ public:
+  explicit output_archive(std::string& out)
+      : cereal::OutputArchive<output_archive, cereal::AllowEmptyClassElision>(this), out_(out) {}
+
+  void saveBinary(const void* data, std::size_t size) {
+    out_.append(static_cast<const char*>(data), size);
+  }
+
+ private:
+  friend struct detail::archive_access;
+  std::string& out_;
+  std::vector<const detail::module_record*> modules_;  // named so far in this payload
+};
+
+// Reads from bytes owned by the caller, who must keep them alive for the
+// archive's lifetime. base_offset is added to positions in error messages
+// (ferry::loads passes the header size so offsets are frame offsets).
+class input_archive : public cereal::InputArchive<input_archive, cereal::AllowEmptyClassElision> {
+ public:
+  explicit input_archive(std::string_view bytes, std::size_t base_offset = 0)
+      : cereal::InputArchive<input_archive, cereal::AllowEmptyClassElision>(this),
+        begin_(bytes.data()),
+        pos_(bytes.data()),
+        end_(bytes.data() + bytes.size()),
+        base_offset_(base_offset) {}
+
+  // Throws ferry::format_error if fewer than `size` bytes are left.
+  void loadBinary(void* data, std::size_t size) {
+    if (size > remaining()) [[unlikely]]
+      detail::throw_truncated(offset(), size, remaining());
+    if (size != 0) std::memcpy(data, pos_, size);
+    pos_ += size;
+  }
+
+  std::size_t remaining() const noexcept { return static_cast<std::size_t>(end_ - pos_); }
+
+  // Position of the next byte, counted from the start of the frame.
+  std::size_t offset() const noexcept { return base_offset_ + static_cast<std::size_t>(pos_ - begin_); }
+
+  // Reads a u64 element count and checks that that many elements of at least
+  // one byte each could still follow.
+  std::uint64_t load_count() {
+    const std::size_t at = offset();
+    std::uint64_t n;
+    loadBinary(&n, sizeof n);
+    if (n > remaining()) [[unlikely]]
+      detail::throw_bad_length(at, n, remaining());
+    return n;
+  }
+
+ private:
+  friend struct detail::archive_access;
+  const char* begin_;
+  const char* pos_;
+  const char* end_;
+  std::size_t base_offset_;
+  std::size_t depth_ = 0;  // nesting of ferry::function values being read
+  std::vector<const detail::module_record*> modules_;
+};
+
+// cereal's hooks for the primitives; found by argument-dependent lookup.
+template <class T>
+  requires std::is_arithmetic_v<T>
+void save(output_archive& ar, const T& t) {
+  ar.saveBinary(std::addressof(t), sizeof t);
+}
+template <class T>
+  requires std::is_arithmetic_v<T>
+void load(input_archive& ar, T& t) {
+  ar.loadBinary(std::addressof(t), sizeof t);
+}
+template <class T>
+void save(output_archive& ar, const cereal::BinaryData<T>& bd) {
+  ar.saveBinary(bd.data, static_cast<std::size_t>(bd.size));
+}
+template <class T>
+void load(input_archive& ar, cereal::BinaryData<T>& bd) {
+  ar.loadBinary(bd.data, static_cast<std::size_t>(bd.size));
+}
+template <class T>
+void save(output_archive& ar, const cereal::SizeTag<T>& t) {
+  const std::uint64_t n = t.size;
+  ar.saveBinary(&n, sizeof n);
+}
+template <class T>
+void load(input_archive& ar, cereal::SizeTag<T>& t) {
+  t.size = static_cast<std::remove_reference_t<T>>(ar.load_count());
+}
+template <class T>
+void save(output_archive& ar, const cereal::NameValuePair<T>& t) {
+  ar(t.value);
+}
+template <class T>
+void load(input_archive& ar, cereal::NameValuePair<T>& t) {
+  ar(t.value);
+}
+
+}  // namespace ferry
+
+CEREAL_REGISTER_ARCHIVE(ferry::output_archive)
+CEREAL_REGISTER_ARCHIVE(ferry::input_archive)
+CEREAL_SETUP_ARCHIVE_TRAITS(ferry::input_archive, ferry::output_archive)
+
+#endif  // FERRY_SERIALIZE_ARCHIVE_H_

@@ -1,0 +1,78 @@
+// Copyright ferry authors.
+//
+// ferry::bitwise(lambda) ships a capturing lambda by copying its bytes. It is
+// an explicit opt-in because no type trait can tell a value capture from a
+// pointer or reference capture:
+//
+//   int n = 3;
+//   ferry::function<int(int)> ok = ferry::bitwise([n](int x) { return x + n; });
+//
+//   std::vector<int> v = ...;
+//   auto wrong = ferry::bitwise([p = v.data()](int i) { return p[i]; });
+//   // Compiles (a pointer is trivially copyable) but the receiver reads an
+//   // address of the sender's memory: garbage, a crash, or, in a forked
+//   // worker, a stale copy that silently looks right.
+//
+// Use it only when every capture is a plain value: arithmetic types, enums,
+// trivially copyable structs of those. Capture by [=] of such values is fine;
+// [&], `this`, pointers, std::string_view and spans are never fine. For
+// captures that own memory (std::string, std::vector) use ferry::closure.
+//
+// Thread-safety: the wrapper is immutable; calling it is as safe as calling
+// the lambda through a const reference.
+#ifndef FERRY_SERIALIZE_BITWISE_H_
+#define FERRY_SERIALIZE_BITWISE_H_
+
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "serialize/archive.h"
+
+namespace ferry {
+namespace detail {
+
+template <class F>
+class bitwise_callable {
+  static_assert(std::is_trivially_copyable_v<F>,
+                "ferry::bitwise needs a lambda whose captures are all trivially copyable "
+                "values; for captures such as std::string use ferry::closure(fn, captures...)");
+  static_assert(!std::is_pointer_v<F>, "ferry::bitwise takes a lambda, not a pointer");
+
+ public:
+  explicit bitwise_callable(const F& f) noexcept { std::memcpy(bytes_, std::addressof(f), sizeof(F)); }
+
+  template <class... A>
+  auto operator()(A&&... args) const -> std::invoke_result_t<const F&, A...> {
+    return std::invoke(get(), std::forward<A>(args)...);
+  }
+
+  void ferry_save(output_archive& ar) const { ar.saveBinary(bytes_, sizeof bytes_); }
+  static bitwise_callable ferry_load(input_archive& ar) {
+    bitwise_callable c;
+    ar.loadBinary(c.bytes_, sizeof c.bytes_);
+    return c;
+  }
+
+ private:
+  bitwise_callable() = default;  // only for ferry_load, which fills bytes_ at once
+  // A trivially copyable type's object may be created by copying its bytes.
+  const F& get() const noexcept { return *std::launder(reinterpret_cast<const F*>(bytes_)); }
+
+  alignas(F) unsigned char bytes_[sizeof(F)];
+};
+
+}  // namespace detail
+
+// Wraps `f` so that ferry ships it by its bytes. See the hazard above.
+template <class F>
+detail::bitwise_callable<std::decay_t<F>> bitwise(F&& f) {
+  return detail::bitwise_callable<std::decay_t<F>>(f);
+}
+
+}  // namespace ferry
+
+#endif  // FERRY_SERIALIZE_BITWISE_H_

@@ -1,0 +1,69 @@
+// Copyright ferry authors.
+//
+// ferry::dumps turns a value into a self-checking frame of bytes and
+// ferry::loads turns such a frame back into the value:
+//
+//   ferry::function<int(int)> f = [](int x) { return x * 2; };
+//   std::string bytes = ferry::dumps(f);
+//   auto g = ferry::loads<ferry::function<int(int)>>(bytes);
+//   g(21);  // 42
+//
+// T is a ferry::function or any type cereal can serialize with ferry's
+// archives (std types need their cereal/types/ header, which
+// serialize/serialize.h includes for the common ones). The frame layout is in
+// serialize/wire_format.h and docs/api/wire_format.md.
+//
+// Both are thread-safe. loads never allocates more than a small multiple of
+// the input's size for what a length field claims, and never opens a module
+// file that the policy (serialize/module_policy.h) does not allow.
+#ifndef FERRY_SERIALIZE_DUMPS_H_
+#define FERRY_SERIALIZE_DUMPS_H_
+
+#include <string>
+#include <string_view>
+
+#include "serialize/archive.h"
+#include "serialize/internal/config.h"
+#include "serialize/wire_format.h"
+
+namespace ferry {
+
+namespace detail {
+// Fills in the header of a frame whose payload follows wire::header_size
+// reserved bytes.
+FERRY_EXPORT void seal_frame(std::string& frame);
+// Checks a frame's header and checksum and returns its payload.
+FERRY_EXPORT std::string_view open_frame(std::string_view frame);
+[[noreturn]] FERRY_EXPORT void throw_trailing_bytes(std::size_t offset, std::size_t count);
+}  // namespace detail
+
+// Serializes value. Throws ferry::not_shippable_error when a function's code
+// cannot be identified (see function.h), and whatever T's save throws.
+template <class T>
+std::string dumps(const T& value) {
+  std::string frame(wire::header_size, '\0');
+  {
+    output_archive ar(frame);
+    ar(value);
+  }
+  detail::seal_frame(frame);
+  return frame;
+}
+
+// Deserializes a frame made by dumps. T must be default-constructible.
+// Throws ferry::format_error (truncated, corrupt, other version, trailing
+// bytes; names the offset), the module errors (module_not_allowed_error,
+// module_not_found_error, build_id_mismatch_error, module_load_error),
+// ferry::unknown_key_error and ferry::type_mismatch_error.
+template <class T>
+T loads(std::string_view bytes) {
+  input_archive ar(detail::open_frame(bytes), wire::header_size);
+  T value{};
+  ar(value);
+  if (ar.remaining() != 0) detail::throw_trailing_bytes(ar.offset(), ar.remaining());
+  return value;
+}
+
+}  // namespace ferry
+
+#endif  // FERRY_SERIALIZE_DUMPS_H_

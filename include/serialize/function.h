@@ -1,0 +1,178 @@
+// Copyright ferry authors.
+//
+// ferry::function<R(Args...)> holds any shippable callable, like
+// std::function, and can also be turned into bytes and back: in another
+// process, even one that never linked the shared library the code lives in.
+//
+//   // in a plugin, libgreet.so:
+//   ferry::function<std::string()> make_greeting() {
+//     return [] { return std::string("ok"); };   // a lambda local to this function
+//   }
+//   // in a process that never linked libgreet.so:
+//   ferry::allow_module("/opt/app/plugins");
+//   auto f = ferry::loads<ferry::function<std::string()>>(bytes);
+//   f();  // "ok": libgreet.so was loaded to run it
+//
+// Shippable callables (docs/api/serialize.md has one example of each):
+//   1. function pointers to free functions, of any linkage;
+//   2. capture-less lambdas;
+//   3. ferry::bitwise(lambda) for lambdas capturing plain values only;
+//   4. aggregates with operator(), fields serialized with cereal (via PFR);
+//   5. classes with cereal serialize/save/load;
+//   6. ferry::closure(fn, captures...).
+// Anything else fails to compile with a message naming these routes.
+//
+// The code is identified by its module (path and GNU build-id) and a key
+// that the module registers when it loads: no macro, no list to maintain.
+//
+// Copies share the (immutable) callable. A ferry::function may be called,
+// copied and serialized from many threads at once. Serializing it is
+// cereal-compatible with ferry's archives only (ferry::output_archive and
+// ferry::input_archive), which is what ferry::dumps/loads use, so a function
+// can be a field, an argument, a result or a capture of another closure.
+#ifndef FERRY_SERIALIZE_FUNCTION_H_
+#define FERRY_SERIALIZE_FUNCTION_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+
+#include "serialize/archive.h"
+#include "serialize/error.h"
+#include "serialize/internal/registry.h"
+#include "serialize/internal/shippable.h"
+#include "serialize/wire_format.h"
+
+namespace ferry {
+
+template <class Signature>
+class function;
+
+namespace detail {
+
+FERRY_EXPORT void throw_bad_function_tag(std::size_t offset, unsigned tag);
+
+template <class R, class... Args>
+class callable_base {
+ public:
+  virtual ~callable_base() = default;
+  virtual R call(Args&&... args) const = 0;
+  // Writes the code identity and the state.
+  virtual void save(output_archive& ar) const = 0;
+};
+
+template <class F, class R, class... Args>
+class callable_model final : public callable_base<R, Args...> {
+ public:
+  explicit callable_model(F f) : f_(std::move(f)) {}
+
+  R call(Args&&... args) const override {
+    if constexpr (std::is_void_v<R>) {
+      std::invoke(f_, std::forward<Args>(args)...);
+    } else {
+      return std::invoke(f_, std::forward<Args>(args)...);
+    }
+  }
+
+  void save(output_archive& ar) const override {
+    write_entry(ar, registration<F, R(Args...)>::entry);
+    save_state(ar, f_);
+  }
+
+ private:
+  F f_;
+};
+
+template <class Signature>
+struct signature_traits;
+template <class R, class... Args>
+struct signature_traits<R(Args...)> {
+  using base = callable_base<R, Args...>;
+  template <class F>
+  using model = callable_model<F, R, Args...>;
+};
+
+template <class F, class Signature>
+void* make_callable(input_archive& ar) {
+  using traits = signature_traits<Signature>;
+  typename traits::base* made = new typename traits::template model<F>(load_state<F>(ar));
+  return made;
+}
+
+}  // namespace detail
+
+template <class R, class... Args>
+class function<R(Args...)> {
+  using base = detail::callable_base<R, Args...>;
+
+ public:
+  using result_type = R;
+
+  // An empty function; calling it throws ferry::bad_function_call.
+  function() noexcept = default;
+  function(std::nullptr_t) noexcept {}
+
+  // Holds a copy of f. A null function pointer gives an empty function.
+  // Fails to compile, naming the ways out, when f is not shippable.
+  template <class F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, function> &&
+             std::is_invocable_r_v<R, const std::decay_t<F>&, Args...>)
+  function(F&& f) {  // NOLINT(google-explicit-constructor): like std::function
+    using D = std::decay_t<F>;
+    static_assert(detail::shippable<D>, FERRY_NOT_SHIPPABLE_MESSAGE);
+    if constexpr (detail::function_pointer<D>) {
+      if (f == nullptr) return;
+    }
+    // Odr-use the registration so that the module registers D when it loads.
+    static_cast<void>(&detail::registration<D, R(Args...)>::entry);
+    impl_ = std::make_shared<const detail::callable_model<D, R, Args...>>(std::forward<F>(f));
+  }
+
+  explicit operator bool() const noexcept { return impl_ != nullptr; }
+
+  // Calls the held callable. Throws ferry::bad_function_call if empty, and
+  // whatever the callable throws.
+  R operator()(Args... args) const {
+    if (!impl_) throw bad_function_call();
+    return impl_->call(std::forward<Args>(args)...);
+  }
+
+  // cereal: see the file comment. load() throws ferry::format_error and the
+  // errors of ferry::loads.
+  void save(output_archive& ar) const {
+    if (!impl_) {
+      ar(static_cast<std::uint8_t>(wire::function_tag::empty));
+      return;
+    }
+    ar(static_cast<std::uint8_t>(wire::function_tag::keyed));
+    impl_->save(ar);
+  }
+
+  void load(input_archive& ar) {
+    const std::size_t at = ar.offset();
+    std::uint8_t tag;
+    ar(tag);
+    if (tag == static_cast<std::uint8_t>(wire::function_tag::empty)) {
+      impl_.reset();
+      return;
+    }
+    if (tag != static_cast<std::uint8_t>(wire::function_tag::keyed))
+      detail::throw_bad_function_tag(at, tag);
+    detail::depth_guard depth(ar);
+    const detail::registry_entry& entry = detail::read_entry(ar, typeid(R(Args...)).name());
+    impl_.reset(static_cast<base*>(entry.make(ar)));
+  }
+
+  friend void swap(function& a, function& b) noexcept { a.impl_.swap(b.impl_); }
+
+ private:
+  std::shared_ptr<const base> impl_;
+};
+
+}  // namespace ferry
+
+#endif  // FERRY_SERIALIZE_FUNCTION_H_

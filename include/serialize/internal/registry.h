@@ -1,0 +1,85 @@
+// Copyright ferry authors. Internal: the registry of shippable callable types.
+//
+// Every (callable type F, signature Sig) pair used with ferry::function has
+// one registry_entry per module that instantiates it: a static member of the
+// hidden class template `registration`, constructed when the module is
+// loaded. Its key on the wire is its own offset from the module's load base,
+// which is unique per type per module and stable for one build of the module
+// (the build-id check guarantees the build). docs/design.md explains why
+// neither typeid names nor default-visibility statics would do.
+#ifndef FERRY_SERIALIZE_INTERNAL_REGISTRY_H_
+#define FERRY_SERIALIZE_INTERNAL_REGISTRY_H_
+
+#include <atomic>
+#include <cstdint>
+#include <typeinfo>
+
+#include "serialize/archive.h"
+#include "serialize/internal/config.h"
+
+namespace ferry::detail {
+
+struct FERRY_EXPORT registry_entry {
+  using make_fn = void* (*)(input_archive&);
+
+  // Registers the entry; called during the module's static initialization.
+  registry_entry(const char* type_name, const char* signature, make_fn make) noexcept;
+  // Unregisters it when the module is unloaded.
+  ~registry_entry();
+  registry_entry(const registry_entry&) = delete;
+  registry_entry& operator=(const registry_entry&) = delete;
+
+  const char* type_name;  // typeid(F).name(), mangled
+  const char* signature;  // typeid(Sig).name(), mangled
+  make_fn make;           // reads F's state, returns a new callable_base<Sig>*
+  std::uint64_t type_hash;  // hash of type_name and signature: a cross-check on the wire
+  mutable std::atomic<const module_record*> module{nullptr};  // found on first dumps
+};
+
+// Defined by function.h: reads F's state and returns a new model for Sig.
+template <class F, class Sig>
+void* make_callable(input_archive& ar);
+
+template <class F, class Sig>
+struct FERRY_HIDDEN registration {
+  static const registry_entry entry;
+};
+
+template <class F, class Sig>
+const registry_entry registration<F, Sig>::entry{typeid(F).name(), typeid(Sig).name(),
+                                                 &make_callable<F, Sig>};
+
+// Writes the identity of `entry` (module reference, key, type hash).
+// Throws ferry::not_shippable_error if the entry's module has no build-id.
+FERRY_EXPORT void write_entry(output_archive& ar, const registry_entry& entry);
+
+// Reads an identity written by write_entry and returns the registered entry,
+// loading its module if the policy allows. Throws the module errors,
+// ferry::unknown_key_error, ferry::type_mismatch_error (entry is for another
+// signature than `signature`) and ferry::format_error.
+FERRY_EXPORT const registry_entry& read_entry(input_archive& ar, const char* signature);
+
+// Function pointers: the module holding the code and the offset within it.
+// Throws ferry::not_shippable_error if `code` is not the start of a function
+// symbol of a loaded module whose parameter list matches `function_type`.
+FERRY_EXPORT void write_code_address(output_archive& ar, const void* code,
+                                     const char* function_type);
+// Returns the address of a function whose symbol starts exactly there and
+// whose parameter list matches `function_type` (typeid(R(Args...)).name()).
+FERRY_EXPORT const void* read_code_address(input_archive& ar, const char* function_type);
+
+// Bounds the nesting of ferry::function values being decoded.
+class FERRY_EXPORT depth_guard {
+ public:
+  explicit depth_guard(input_archive& ar);
+  ~depth_guard();
+  depth_guard(const depth_guard&) = delete;
+  depth_guard& operator=(const depth_guard&) = delete;
+
+ private:
+  input_archive& ar_;
+};
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SERIALIZE_INTERNAL_REGISTRY_H_

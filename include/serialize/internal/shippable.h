@@ -1,0 +1,96 @@
+// Copyright ferry authors. Internal: how a callable type's state is coded.
+//
+// The routes, tried in this order:
+//   self-coded      ferry's own wrappers (bitwise, closure) code themselves;
+//   function ptr    the module and offset of the code, verified on load;
+//   stateless       an empty, default-constructible type: nothing to write;
+//   cereal          a type with cereal functions, or an aggregate reflected
+//                   by Boost.PFR (serialize/aggregate.h).
+// Anything else is not shippable and fails to compile with the message below.
+#ifndef FERRY_SERIALIZE_INTERNAL_SHIPPABLE_H_
+#define FERRY_SERIALIZE_INTERNAL_SHIPPABLE_H_
+
+#include <concepts>
+#include <type_traits>
+#include <typeinfo>
+
+#include "serialize/aggregate.h"
+#include "serialize/archive.h"
+#include "serialize/internal/registry.h"
+
+// A string literal, because static_assert takes nothing else.
+#define FERRY_NOT_SHIPPABLE_MESSAGE                                                              \
+  "ferry: this callable cannot be shipped: ferry cannot serialize its captured state. "          \
+  "Take one of these routes: (1) a capture-less lambda or a function pointer; "                  \
+  "(2) ferry::closure(fn, captures...) to bind captures of any cereal-serializable type, "       \
+  "e.g. a std::string: ferry::closure([](const std::string& s, int x) { ... }, s); "             \
+  "(3) ferry::bitwise(lambda) when every capture is a plain value (int, double, enum, "          \
+  "trivially copyable struct) and never a pointer or reference; "                                \
+  "(4) an aggregate struct with operator() and serializable fields; "                            \
+  "(5) a class with a cereal serialize/save/load function. See docs/api/serialize.md."
+
+namespace ferry::detail {
+
+template <class F>
+concept function_pointer = std::is_pointer_v<F> && std::is_function_v<std::remove_pointer_t<F>>;
+
+template <class F>
+concept self_coded = requires(const F& f, output_archive& out, input_archive& in) {
+  f.ferry_save(out);
+  { F::ferry_load(in) } -> std::same_as<F>;
+};
+
+template <class F>
+concept stateless = std::is_empty_v<F> && std::is_default_constructible_v<F> &&
+                    std::is_copy_constructible_v<F> && !has_cereal_function<F>;
+
+template <class F>
+concept cereal_coded = std::is_default_constructible_v<F> &&
+                       cereal::traits::is_output_serializable<F, output_archive>::value &&
+                       cereal::traits::is_input_serializable<F, input_archive>::value;
+
+template <class F>
+concept shippable = self_coded<F> || function_pointer<F> || stateless<F> || cereal_coded<F>;
+
+template <class F>
+void save_state(output_archive& ar, const F& f) {
+  if constexpr (self_coded<F>) {
+    f.ferry_save(ar);
+  } else if constexpr (function_pointer<F>) {
+    write_code_address(ar, reinterpret_cast<const void*>(f),
+                       typeid(std::remove_pointer_t<F>).name());
+  } else if constexpr (stateless<F>) {
+  } else {
+    static_assert(cereal_coded<F>, FERRY_NOT_SHIPPABLE_MESSAGE);
+    ar(f);
+  }
+}
+
+template <class F>
+F load_state(input_archive& ar) {
+  if constexpr (self_coded<F>) {
+    return F::ferry_load(ar);
+  } else if constexpr (function_pointer<F>) {
+    return reinterpret_cast<F>(
+        const_cast<void*>(read_code_address(ar, typeid(std::remove_pointer_t<F>).name())));
+  } else if constexpr (stateless<F>) {
+    return F{};
+  } else {
+    static_assert(cereal_coded<F>, FERRY_NOT_SHIPPABLE_MESSAGE);
+    F f{};
+    ar(f);
+    return f;
+  }
+}
+
+// A value read with cereal; used for the captures of ferry::closure.
+template <class T>
+T load_value(input_archive& ar) {
+  T value{};
+  ar(value);
+  return value;
+}
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SERIALIZE_INTERNAL_SHIPPABLE_H_

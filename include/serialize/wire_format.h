@@ -1,0 +1,51 @@
+// Copyright ferry authors.
+//
+// The one place that owns ferry's wire format; docs/api/wire_format.md
+// describes it byte by byte. Change a layout here only together with
+// `version` and that page.
+//
+// A frame written by ferry::dumps:
+//
+//   offset  size  field
+//   0       3     magic "FRY"
+//   3       1     version
+//   4       4     CRC-32C of the payload (little-endian)
+//   8       8     payload length in bytes (little-endian)
+//   16      n     payload: the value in ferry's binary archive encoding
+//
+// Inside the payload, a ferry::function is a tag byte followed by its code
+// identity (module reference, key, type hash) and then its captured state.
+#ifndef FERRY_SERIALIZE_WIRE_FORMAT_H_
+#define FERRY_SERIALIZE_WIRE_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace ferry::wire {
+
+inline constexpr std::string_view magic{"FRY", 3};
+inline constexpr std::uint8_t version = 1;
+inline constexpr std::size_t header_size = 16;
+
+// First byte of every encoded ferry::function.
+enum class function_tag : std::uint8_t {
+  empty = 0,  // nothing follows
+  keyed = 1,  // module_ref, u64 key, u64 type hash, state
+};
+
+// A module reference is a u32 index into the modules already named in this
+// payload. The index equal to that count introduces a new module: its path
+// and its raw GNU build-id follow, each as a u64 length and the bytes.
+inline constexpr std::size_t max_module_path = 4096;
+inline constexpr std::size_t max_build_id = 64;
+inline constexpr std::size_t max_modules_per_payload = 256;
+
+// ferry::function values nest (a closure capturing a function capturing a
+// function ...); decoding refuses deeper nesting than this so that hostile
+// bytes cannot exhaust the stack.
+inline constexpr std::size_t max_function_depth = 64;
+
+}  // namespace ferry::wire
+
+#endif  // FERRY_SERIALIZE_WIRE_FORMAT_H_

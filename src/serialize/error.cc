@@ -1,0 +1,65 @@
+// Copyright ferry authors.
+#include "serialize/error.h"
+
+#include <utility>
+
+namespace ferry {
+
+error::error(const std::string& message) : std::runtime_error(message) {}
+error::~error() = default;
+
+format_error::format_error(std::size_t offset, std::string_view problem)
+    : error("ferry: bad bytes at offset " + std::to_string(offset) + ": " + std::string(problem)),
+      offset_(offset) {}
+format_error::~format_error() = default;
+
+module_error::module_error(std::string path, const std::string& message)
+    : error(message), path_(std::move(path)) {}
+module_error::~module_error() = default;
+
+module_not_allowed_error::module_not_allowed_error(std::string path)
+    : module_error(path, "ferry: module '" + path +
+                             "' is not loaded and not allowed; call ferry::allow_module() with it "
+                             "or its directory if this process should load it") {}
+module_not_allowed_error::~module_not_allowed_error() = default;
+
+module_not_found_error::module_not_found_error(std::string path)
+    : module_error(path, "ferry: module '" + path +
+                             "' is not loaded and was found neither at that path nor in any "
+                             "allowed directory") {}
+module_not_found_error::~module_not_found_error() = default;
+
+build_id_mismatch_error::build_id_mismatch_error(std::string path, std::string expected_hex,
+                                                 std::string found_hex)
+    : module_error(path, "ferry: module '" + path + "' has build-id " +
+                             (found_hex.empty() ? std::string("(none)") : found_hex) +
+                             " but the bytes were made with build-id " + expected_hex +
+                             "; sender and receiver must run the same build of that module"),
+      expected_(std::move(expected_hex)),
+      found_(std::move(found_hex)) {}
+build_id_mismatch_error::~build_id_mismatch_error() = default;
+
+module_load_error::module_load_error(std::string path, std::string_view reason)
+    : module_error(path, "ferry: cannot load module '" + path + "': " + std::string(reason)) {}
+module_load_error::~module_load_error() = default;
+
+unknown_key_error::unknown_key_error(std::uint64_t key, std::string module_path,
+                                     std::string_view detail)
+    : error("ferry: module '" + module_path + "' registers no callable under key " +
+            std::to_string(key) + (detail.empty() ? "" : ": ") + std::string(detail)),
+      key_(key),
+      module_path_(std::move(module_path)) {}
+unknown_key_error::~unknown_key_error() = default;
+
+type_mismatch_error::type_mismatch_error(std::string_view expected, std::string_view found)
+    : error("ferry: the bytes hold a callable of signature '" + std::string(found) +
+            "' but '" + std::string(expected) + "' was asked for") {}
+type_mismatch_error::~type_mismatch_error() = default;
+
+not_shippable_error::not_shippable_error(const std::string& message) : error(message) {}
+not_shippable_error::~not_shippable_error() = default;
+
+bad_function_call::bad_function_call() : error("ferry: call of an empty ferry::function") {}
+bad_function_call::~bad_function_call() = default;
+
+}  // namespace ferry

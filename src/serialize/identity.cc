@@ -1,0 +1,227 @@
+// Copyright ferry authors.
+//
+// Coding the identity of code on the wire: module references, registry keys
+// and function addresses (layout in serialize/wire_format.h).
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <tuple>
+
+#include <absl/container/flat_hash_set.h>
+
+#include "module.h"
+#include "registry.h"
+#include "serialize/error.h"
+#include "serialize/dumps.h"
+#include "serialize/function.h"
+#include "serialize/wire_format.h"
+
+namespace ferry::detail {
+
+struct archive_access {
+  static std::vector<const module_record*>& modules(output_archive& ar) { return ar.modules_; }
+  static std::vector<const module_record*>& modules(input_archive& ar) { return ar.modules_; }
+  static std::size_t& depth(input_archive& ar) { return ar.depth_; }
+};
+
+namespace {
+
+void write_bytes(output_archive& ar, std::string_view s) {
+  const std::uint64_t n = s.size();
+  ar(n);
+  ar.saveBinary(s.data(), s.size());
+}
+
+std::string read_bounded(input_archive& ar, std::size_t limit, const char* what) {
+  const std::size_t at = ar.offset();
+  const std::uint64_t n = ar.load_count();
+  if (n > limit)
+    throw format_error(at, std::string(what) + " of " + std::to_string(n) +
+                               " bytes is longer than the limit of " + std::to_string(limit));
+  std::string s(n, '\0');
+  ar.loadBinary(s.data(), n);
+  return s;
+}
+
+void write_module_ref(output_archive& ar, const module_record& m) {
+  auto& named = archive_access::modules(ar);
+  for (std::uint32_t i = 0; i < named.size(); ++i) {
+    if (named[i] == &m) {
+      ar(i);
+      return;
+    }
+  }
+  ar(static_cast<std::uint32_t>(named.size()));
+  named.push_back(&m);
+  write_bytes(ar, m.path);
+  write_bytes(ar, m.build_id);
+}
+
+const module_record& read_module_ref(input_archive& ar) {
+  const std::size_t at = ar.offset();
+  std::uint32_t ref;
+  ar(ref);
+  auto& named = archive_access::modules(ar);
+  if (ref < named.size()) return *named[ref];
+  if (ref != named.size())
+    throw format_error(at, "module reference " + std::to_string(ref) + " but only " +
+                               std::to_string(named.size()) + " modules were named before it");
+  if (named.size() >= wire::max_modules_per_payload)
+    throw format_error(at, "more than " + std::to_string(wire::max_modules_per_payload) +
+                               " modules named in one payload");
+  const std::string path = read_bounded(ar, wire::max_module_path, "module path");
+  const std::size_t id_at = ar.offset();
+  const std::string build_id = read_bounded(ar, wire::max_build_id, "build-id");
+  if (build_id.empty()) throw format_error(id_at, "empty build-id for module '" + path + "'");
+  const module_record& m = resolve_module(path, build_id);
+  named.push_back(&m);
+  return m;
+}
+
+std::string demangle(const char* mangled, bool* ok = nullptr) {
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> out(
+      abi::__cxa_demangle(mangled, nullptr, nullptr, &status), &std::free);
+  if (ok != nullptr) *ok = status == 0 && out != nullptr;
+  return status == 0 && out ? std::string(out.get()) : std::string(mangled);
+}
+
+// The outermost trailing "(...)" of a demangled function name or type: its
+// parameter list.
+std::string_view parameter_list(std::string_view demangled) {
+  const std::size_t close = demangled.rfind(')');
+  if (close == std::string_view::npos) return {};
+  int depth = 0;
+  for (std::size_t i = close + 1; i-- > 0;) {
+    if (demangled[i] == ')') ++depth;
+    if (demangled[i] == '(' && --depth == 0) return demangled.substr(i, close - i + 1);
+  }
+  return {};
+}
+
+// Functions already checked against a signature; checking demangles.
+class verified_functions {
+ public:
+  bool contains(std::uintptr_t address, const char* type) const {
+    std::shared_lock lock(mu_);
+    return set_.contains({address, type});
+  }
+  void add(std::uintptr_t address, const char* type) {
+    std::unique_lock lock(mu_);
+    set_.insert({address, type});
+  }
+
+ private:
+  mutable std::shared_mutex mu_;
+  absl::flat_hash_set<std::pair<std::uintptr_t, std::string>> set_;
+};
+
+verified_functions& verified() {
+  static auto* v = new verified_functions;
+  return *v;
+}
+
+// Empty if the function at `offset` of m may be called as `function_type`,
+// else the reason it may not.
+std::string check_function(const module_record& m, std::uint64_t offset,
+                           const char* function_type) {
+  const std::uintptr_t address = m.base + offset;
+  if (verified().contains(address, function_type)) return {};
+  const auto& symbols = m.function_symbols();
+  const auto it = symbols.find(offset);
+  if (it == symbols.end())
+    return "no function symbol starts at offset " + std::to_string(offset) +
+           " (a stripped module cannot ship function pointers; wrap the call in a "
+           "capture-less lambda)";
+  bool mangled = false;
+  const std::string name = demangle(it->second.c_str(), &mangled);
+  if (!mangled)
+    return "function '" + it->second +
+           "' has C linkage, so its parameters cannot be checked; wrap the call in a "
+           "capture-less lambda";
+  const std::string type = demangle(function_type);
+  if (parameter_list(name) != parameter_list(type))
+    return "function '" + name + "' does not take the parameters of '" + type + "'";
+  verified().add(address, function_type);
+  return {};
+}
+
+}  // namespace
+
+void write_entry(output_archive& ar, const registry_entry& entry) {
+  const module_record& m = module_of(entry);
+  write_module_ref(ar, m);
+  const std::uint64_t key = reinterpret_cast<std::uintptr_t>(&entry) - m.base;
+  ar(key, entry.type_hash);
+}
+
+const registry_entry& read_entry(input_archive& ar, const char* signature) {
+  const module_record& m = read_module_ref(ar);
+  std::uint64_t key, hash;
+  ar(key, hash);
+  const registry_entry* entry = find_entry(m.base + key);
+  if (entry == nullptr) throw unknown_key_error(key, m.path, "");
+  if (entry->type_hash != hash || &module_of(*entry) != &m)
+    throw unknown_key_error(key, m.path,
+                            "the key belongs to " + demangle(entry->type_name) +
+                                ", which is not the type the bytes were made from");
+  if (std::strcmp(entry->signature, signature) != 0)
+    throw type_mismatch_error(demangle(signature), demangle(entry->signature));
+  return *entry;
+}
+
+void write_code_address(output_archive& ar, const void* code, const char* function_type) {
+  const module_record& m = module_containing(code);
+  const std::uint64_t offset = reinterpret_cast<std::uintptr_t>(code) - m.base;
+  std::string problem = check_function(m, offset, function_type);
+  if (!problem.empty())
+    throw not_shippable_error("ferry: cannot ship a pointer to code in '" + m.path +
+                              "': " + problem);
+  write_module_ref(ar, m);
+  ar(offset);
+}
+
+const void* read_code_address(input_archive& ar, const char* function_type) {
+  const module_record& m = read_module_ref(ar);
+  std::uint64_t offset;
+  ar(offset);
+  std::string problem = check_function(m, offset, function_type);
+  if (!problem.empty()) throw unknown_key_error(offset, m.path, problem);
+  return reinterpret_cast<const void*>(m.base + offset);
+}
+
+depth_guard::depth_guard(input_archive& ar) : ar_(ar) {
+  std::size_t& depth = archive_access::depth(ar_);
+  if (depth >= wire::max_function_depth)
+    throw format_error(ar_.offset(), "functions nested deeper than " +
+                                         std::to_string(wire::max_function_depth));
+  ++depth;
+}
+
+depth_guard::~depth_guard() { --archive_access::depth(ar_); }
+
+void throw_truncated(std::size_t offset, std::size_t wanted, std::size_t left) {
+  throw format_error(offset, "truncated: " + std::to_string(wanted) + " bytes expected, " +
+                                 std::to_string(left) + " left");
+}
+
+void throw_bad_length(std::size_t offset, std::uint64_t length, std::size_t left) {
+  throw format_error(offset, "length " + std::to_string(length) + " is more than the " +
+                                 std::to_string(left) + " bytes left");
+}
+
+void throw_bad_function_tag(std::size_t offset, unsigned tag) {
+  throw format_error(offset, "unknown function tag " + std::to_string(tag) +
+                                 " (expected 0 for empty or 1 for keyed)");
+}
+
+void throw_trailing_bytes(std::size_t offset, std::size_t count) {
+  throw format_error(offset, std::to_string(count) + " unexpected bytes after the value");
+}
+
+}  // namespace ferry::detail

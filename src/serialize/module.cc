@@ -1,0 +1,213 @@
+// Copyright ferry authors.
+#include "module.h"
+
+#include <link.h>
+#include <unistd.h>
+
+#include <deque>
+#include <filesystem>
+#include <optional>
+#include <system_error>
+
+#include "elf_file.h"
+#include "module_policy_internal.h"
+#include "serialize/error.h"
+
+namespace ferry::detail {
+namespace {
+
+struct loaded_object {
+  std::uintptr_t base = 0;
+  std::string path;
+  std::string build_id;
+};
+
+// dladdr reports the executable's path as typed on the command line, which
+// another process cannot use; /proc/self/exe is the file itself.
+std::string executable_path() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("/proc/self/exe") : p.string();
+}
+
+std::string build_id_in_memory(const dl_phdr_info* info) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_NOTE) continue;
+    auto notes = reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
+    std::string id = elf::build_id_from_notes(notes, ph.p_memsz);
+    if (!id.empty()) return id;
+  }
+  return {};
+}
+
+loaded_object describe(const dl_phdr_info* info, bool first) {
+  // The first object is the executable; its dlpi_name is empty.
+  return {info->dlpi_addr, first ? executable_path() : std::string(info->dlpi_name),
+          build_id_in_memory(info)};
+}
+
+// Calls fn(object) for each loaded object until it returns true.
+template <class Fn>
+bool for_each_object(Fn fn) {
+  struct state {
+    Fn* fn;
+    int index;
+  } s{&fn, 0};
+  return dl_iterate_phdr(
+             [](dl_phdr_info* info, std::size_t, void* data) -> int {
+               auto* st = static_cast<state*>(data);
+               const bool first = st->index++ == 0;
+               return (*st->fn)(info, first) ? 1 : 0;
+             },
+             &s) != 0;
+}
+
+class module_table {
+ public:
+  static module_table& instance() {
+    static auto* table = new module_table;  // never destroyed: used by exit-time code
+    return *table;
+  }
+
+  const module_record& intern(loaded_object obj) {
+    std::lock_guard lock(mu_);
+    for (const module_record& r : records_)
+      if (r.base == obj.base && r.build_id == obj.build_id) return r;
+    module_record& r = records_.emplace_back();
+    r.path = std::move(obj.path);
+    r.build_id = std::move(obj.build_id);
+    r.base = obj.base;
+    return r;
+  }
+
+  // Answers from a cache while no object was loaded or unloaded since it was
+  // filled; dl_iterate_phdr's counters tell, at the cost of one callback.
+  const module_record* find_loaded(std::string_view build_id) {
+    const std::uint64_t gen = generation();
+    {
+      std::lock_guard lock(mu_);
+      if (gen == cache_generation_) {
+        auto it = by_build_id_.find(std::string(build_id));
+        if (it != by_build_id_.end()) return it->second;
+      }
+    }
+    std::optional<loaded_object> found;
+    for_each_object([&](dl_phdr_info* info, bool first) {
+      // Most objects are ruled out by their note without building a path.
+      if (build_id_in_memory(info) != build_id) return false;
+      found = describe(info, first);
+      return true;
+    });
+    if (!found) return nullptr;
+    const module_record& r = intern(std::move(*found));
+    std::lock_guard lock(mu_);
+    if (gen != cache_generation_) {
+      by_build_id_.clear();
+      cache_generation_ = gen;
+    }
+    by_build_id_[r.build_id] = &r;
+    return &r;
+  }
+
+  // Serializes loads so that two threads do not load one module twice.
+  std::recursive_mutex load_mu;
+
+ private:
+  static std::uint64_t generation() {
+    std::uint64_t gen = 0;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) -> int {
+          *static_cast<std::uint64_t*>(data) = (info->dlpi_adds << 32) ^ info->dlpi_subs;
+          return 1;
+        },
+        &gen);
+    return gen;
+  }
+
+  std::mutex mu_;
+  std::deque<module_record> records_;  // stable addresses
+  std::uint64_t cache_generation_ = ~std::uint64_t{0};
+  std::unordered_map<std::string, const module_record*> by_build_id_;
+};
+
+}  // namespace
+
+const std::unordered_map<std::uint64_t, std::string>& module_record::function_symbols() const {
+  std::call_once(symbols_once_, [this] {
+    // Only trust the file's symbols if it is still the build that is loaded.
+    if (elf::inspect(path).build_id != build_id)
+      throw module_load_error(path, "the file on disk is no longer the build that is loaded");
+    symbols_ = elf::function_symbols(path);
+  });
+  return symbols_;
+}
+
+const module_record& module_containing(const void* address) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(address);
+  std::optional<loaded_object> found;
+  for_each_object([&](dl_phdr_info* info, bool first) {
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+      const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+      const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+      if (ph.p_type == PT_LOAD && addr >= start && addr - start < ph.p_memsz) {
+        found = describe(info, first);
+        return true;
+      }
+    }
+    return false;
+  });
+  if (!found)
+    throw not_shippable_error("ferry: code at " + std::to_string(addr) +
+                              " is not inside any loaded module, so it cannot be named in bytes");
+  if (found->build_id.empty())
+    throw not_shippable_error("ferry: module '" + found->path +
+                              "' has no GNU build-id; link it with -Wl,--build-id");
+  return module_table::instance().intern(std::move(*found));
+}
+
+const module_record& resolve_module(const std::string& path, std::string_view build_id) {
+  module_table& table = module_table::instance();
+  if (const module_record* r = table.find_loaded(build_id)) return *r;
+
+  std::lock_guard load_lock(table.load_mu);
+  if (const module_record* r = table.find_loaded(build_id)) return *r;  // loaded meanwhile
+
+  const std::vector<std::string> candidates = allowed_candidates(path);
+  if (candidates.empty()) {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) throw module_not_allowed_error(path);
+    throw module_not_found_error(path);
+  }
+  std::string found_other;  // build-id of a candidate that is another build
+  for (const std::string& candidate : candidates) {
+    const elf::file_facts facts = elf::inspect(candidate);
+    if (facts.is_program)
+      throw module_load_error(candidate,
+                              "it is the executable of another program; a program cannot be "
+                              "loaded as a library, so only a process running it can run this "
+                              "code");
+    if (facts.build_id != build_id) {
+      found_other = to_hex(facts.build_id);
+      continue;
+    }
+    load_library(candidate);
+    if (const module_record* r = table.find_loaded(build_id)) return *r;
+    throw module_load_error(candidate, "loaded, but no module with build-id " +
+                                           to_hex(build_id) + " appeared");
+  }
+  throw build_id_mismatch_error(path, to_hex(build_id), found_other);
+}
+
+std::string to_hex(std::string_view bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out.push_back(digits[c >> 4]);
+    out.push_back(digits[c & 15]);
+  }
+  return out;
+}
+
+}  // namespace ferry::detail

@@ -1,0 +1,46 @@
+// Copyright ferry authors. Internal: modules, the unit of code identity.
+//
+// A module is the main executable or a shared object loaded in this process.
+// It is named on the wire by its path and GNU build-id; code inside it by an
+// offset from its load base (dl_iterate_phdr's dlpi_addr, 0 for a non-PIE
+// executable).
+#ifndef FERRY_SRC_SERIALIZE_MODULE_H_
+#define FERRY_SRC_SERIALIZE_MODULE_H_
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace ferry::detail {
+
+struct module_record {
+  std::string path;      // as loaded; /proc/self/exe resolved for the executable
+  std::string build_id;  // raw bytes; never empty for a record handed out
+  std::uintptr_t base;
+
+  // Function symbols (offset -> mangled name), read from the file on first
+  // use by a function pointer.
+  const std::unordered_map<std::uint64_t, std::string>& function_symbols() const;
+
+ private:
+  mutable std::once_flag symbols_once_;
+  mutable std::unordered_map<std::uint64_t, std::string> symbols_;
+};
+
+// The module whose mapped segments contain address. Records live for the
+// process's lifetime. Throws ferry::not_shippable_error if no module contains
+// it or the module has no build-id.
+const module_record& module_containing(const void* address);
+
+// The loaded module with this build-id, loading it (from `path` or an allowed
+// directory) when the policy allows. Throws the module errors of error.h.
+const module_record& resolve_module(const std::string& path, std::string_view build_id);
+
+// Lower-case hex of raw bytes, for messages.
+std::string to_hex(std::string_view bytes);
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_SERIALIZE_MODULE_H_

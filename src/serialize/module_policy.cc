@@ -1,0 +1,88 @@
+// Copyright ferry authors.
+#include "serialize/module_policy.h"
+
+#include <algorithm>
+#include <mutex>
+#include <system_error>
+
+#include "module_policy_internal.h"
+#include "serialize/error.h"
+
+namespace ferry {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct policy {
+  std::mutex mu;
+  std::vector<fs::path> allowed;  // canonical
+};
+
+policy& the_policy() {
+  static auto* p = new policy;  // never destroyed: loads may run during exit
+  return *p;
+}
+
+// Whether canonical path p is `root` or lies under it, compared by component
+// so that /a/bc is not under /a/b.
+bool within(const fs::path& p, const fs::path& root) {
+  auto [pi, ri] = std::mismatch(p.begin(), p.end(), root.begin(), root.end());
+  return ri == root.end();
+}
+
+}  // namespace
+
+void allow_module(const fs::path& path_or_directory) {
+  std::error_code ec;
+  fs::path canonical = fs::canonical(path_or_directory, ec);
+  if (ec)
+    throw error("ferry::allow_module: cannot use '" + path_or_directory.string() +
+                "': " + ec.message());
+  policy& p = the_policy();
+  std::lock_guard lock(p.mu);
+  if (std::find(p.allowed.begin(), p.allowed.end(), canonical) == p.allowed.end())
+    p.allowed.push_back(std::move(canonical));
+}
+
+std::vector<fs::path> allowed_modules() {
+  policy& p = the_policy();
+  std::lock_guard lock(p.mu);
+  return p.allowed;
+}
+
+void clear_allowed_modules() {
+  policy& p = the_policy();
+  std::lock_guard lock(p.mu);
+  p.allowed.clear();
+}
+
+namespace detail {
+
+std::vector<std::string> allowed_candidates(const std::string& path) {
+  const std::vector<fs::path> allowed = allowed_modules();
+  std::vector<std::string> out;
+  auto add = [&out](const fs::path& canonical) {
+    std::error_code ec;
+    if (!fs::is_regular_file(canonical, ec)) return;
+    if (std::find(out.begin(), out.end(), canonical.string()) == out.end())
+      out.push_back(canonical.string());
+  };
+  std::error_code ec;
+  const fs::path recorded = fs::canonical(path, ec);  // resolves "..", symlinks
+  if (!ec) {
+    for (const fs::path& root : allowed)
+      if (within(recorded, root)) add(recorded);
+  }
+  const fs::path name = fs::path(path).filename();
+  if (!name.empty() && name != "." && name != "..") {
+    for (const fs::path& root : allowed) {
+      if (!fs::is_directory(root, ec)) continue;
+      const fs::path there = fs::canonical(root / name, ec);
+      if (!ec && within(there, root)) add(there);
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+}  // namespace ferry

@@ -1,0 +1,22 @@
+// Copyright ferry authors. Internal: applying the module policy.
+#ifndef FERRY_SRC_SERIALIZE_MODULE_POLICY_INTERNAL_H_
+#define FERRY_SRC_SERIALIZE_MODULE_POLICY_INTERNAL_H_
+
+#include <string>
+#include <vector>
+
+namespace ferry::detail {
+
+// The existing files, in order of preference, that the policy allows to be
+// loaded for a module recorded at `path`: path itself when it resolves into
+// an allowed file or directory, then a file of the same name in each allowed
+// directory. Each is a canonical path. Opens no file.
+std::vector<std::string> allowed_candidates(const std::string& path);
+
+// Loads the shared object at a canonical path for the rest of the process's
+// life. Throws ferry::module_load_error with the loader's reason.
+void load_library(const std::string& canonical_path);
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_SERIALIZE_MODULE_POLICY_INTERNAL_H_

@@ -1,0 +1,72 @@
+// Copyright ferry authors.
+//
+// The set of registry entries of every loaded module, keyed by address. It
+// lives in this one shared library so that all modules share it.
+#include "registry.h"
+
+#include <cstring>
+#include <mutex>
+#include <shared_mutex>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "module.h"
+
+namespace ferry::detail {
+namespace {
+
+std::uint64_t fnv1a(std::uint64_t h, const char* s) {
+  for (; *s != '\0'; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 0x100000001b3ULL;
+  return h;
+}
+
+class registry {
+ public:
+  static registry& instance() {
+    static auto* r = new registry;  // never destroyed: modules unregister during exit
+    return *r;
+  }
+  void add(const registry_entry* e) {
+    std::unique_lock lock(mu_);
+    entries_[reinterpret_cast<std::uintptr_t>(e)] = e;
+  }
+  void remove(const registry_entry* e) {
+    std::unique_lock lock(mu_);
+    entries_.erase(reinterpret_cast<std::uintptr_t>(e));
+  }
+  const registry_entry* find(std::uintptr_t address) const {
+    std::shared_lock lock(mu_);
+    auto it = entries_.find(address);
+    return it == entries_.end() ? nullptr : it->second;
+  }
+
+ private:
+  mutable std::shared_mutex mu_;
+  absl::flat_hash_map<std::uintptr_t, const registry_entry*> entries_;
+};
+
+}  // namespace
+
+std::uint64_t type_hash(const char* type_name, const char* signature) {
+  return fnv1a(fnv1a(0xcbf29ce484222325ULL, type_name) * 0x100000001b3ULL, signature);
+}
+
+const registry_entry* find_entry(std::uintptr_t address) {
+  return registry::instance().find(address);
+}
+
+const module_record& module_of(const registry_entry& entry) {
+  if (const module_record* m = entry.module.load(std::memory_order_acquire)) return *m;
+  const module_record& m = module_containing(&entry);
+  entry.module.store(&m, std::memory_order_release);
+  return m;
+}
+
+registry_entry::registry_entry(const char* type, const char* sig, make_fn mk) noexcept
+    : type_name(type), signature(sig), make(mk), type_hash(detail::type_hash(type, sig)) {
+  registry::instance().add(this);
+}
+
+registry_entry::~registry_entry() { registry::instance().remove(this); }
+
+}  // namespace ferry::detail

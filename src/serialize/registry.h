@@ -1,0 +1,23 @@
+// Copyright ferry authors. Internal: lookups in the registry (registry.cc).
+#ifndef FERRY_SRC_SERIALIZE_REGISTRY_H_
+#define FERRY_SRC_SERIALIZE_REGISTRY_H_
+
+#include <cstdint>
+
+#include "serialize/internal/registry.h"
+
+namespace ferry::detail {
+
+// The cross-check hash written beside a key.
+std::uint64_t type_hash(const char* type_name, const char* signature);
+
+// The entry registered at exactly this address, or nullptr. Never
+// dereferences the address itself.
+const registry_entry* find_entry(std::uintptr_t address);
+
+// The module holding entry, found once and cached in the entry.
+const module_record& module_of(const registry_entry& entry);
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_SERIALIZE_REGISTRY_H_

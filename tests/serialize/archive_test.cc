@@ -1,0 +1,107 @@
+// Copyright ferry authors.
+//
+// ferry's cereal archives: round trips of common std types, and length
+// fields that lie.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include <serialize/serialize.h>
+
+#include "test_util.h"
+
+using ferry::testing::reseal;
+using ferry::testing::round_trip;
+
+TEST(Archive, StdTypesRoundTrip) {
+  EXPECT_EQ(round_trip(42), 42);
+  EXPECT_EQ(round_trip(-1.25), -1.25);
+  EXPECT_EQ(round_trip(std::string("text\0with nul", 13)), std::string("text\0with nul", 13));
+  EXPECT_EQ(round_trip(std::string()), "");
+  EXPECT_EQ(round_trip(std::vector<double>{1, 2, 3}), (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(round_trip(std::vector<std::string>{"a", "", "c"}),
+            (std::vector<std::string>{"a", "", "c"}));
+  const std::map<std::string, std::vector<int>> m{{"x", {1}}, {"y", {}}};
+  EXPECT_EQ(round_trip(m), m);
+  const std::unordered_map<int, std::string> u{{1, "one"}, {2, "two"}};
+  EXPECT_EQ(round_trip(u), u);
+  EXPECT_EQ(round_trip(std::optional<int>()), std::nullopt);
+  EXPECT_EQ(round_trip(std::optional<int>(5)), 5);
+  const std::variant<int, std::string> v = std::string("alt");
+  EXPECT_EQ(round_trip(v), v);
+  const std::tuple<int, std::string, bool> t{1, "t", true};
+  EXPECT_EQ(round_trip(t), t);
+  const std::pair<int, double> p{3, 0.5};
+  EXPECT_EQ(round_trip(p), p);
+}
+
+TEST(Archive, PlainAggregateIsReflected) {
+  struct inner {
+    int a;
+    std::string b;
+  };
+  struct outer {
+    std::vector<inner> items;
+    std::optional<inner> maybe;
+  };
+  const outer o{{{1, "x"}, {2, "y"}}, inner{3, "z"}};
+  const outer back = round_trip(o);
+  ASSERT_EQ(back.items.size(), 2u);
+  EXPECT_EQ(back.items[1].b, "y");
+  ASSERT_TRUE(back.maybe);
+  EXPECT_EQ(back.maybe->a, 3);
+}
+
+namespace {
+// A frame whose payload is a u64 length followed by `present` bytes.
+std::string frame_with_length(std::uint64_t claimed, std::size_t present) {
+  std::string frame(ferry::wire::header_size, '\0');
+  frame.append(reinterpret_cast<const char*>(&claimed), 8);
+  frame.append(present, 'x');
+  return reseal(frame);
+}
+}  // namespace
+
+TEST(Archive, HugeStringLengthDoesNotAllocate) {
+  try {
+    (void)ferry::loads<std::string>(frame_with_length(std::uint64_t{1} << 60, 4));
+    FAIL();
+  } catch (const ferry::format_error& e) {
+    EXPECT_EQ(e.offset(), ferry::wire::header_size);
+    EXPECT_NE(std::string(e.what()).find("is more than the 4 bytes left"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Archive, HugeVectorLengthDoesNotAllocate) {
+  using strings = std::vector<std::string>;
+  using int_map = std::map<int, int>;
+  EXPECT_THROW((void)ferry::loads<strings>(frame_with_length(~std::uint64_t{0}, 3)),
+               ferry::format_error);
+  EXPECT_THROW((void)ferry::loads<int_map>(frame_with_length(1'000'000'000, 16)),
+               ferry::format_error);
+}
+
+TEST(Archive, LengthJustTooLong) {
+  EXPECT_THROW((void)ferry::loads<std::string>(frame_with_length(5, 4)), ferry::format_error);
+  EXPECT_EQ(ferry::loads<std::string>(frame_with_length(4, 4)), "xxxx");
+}
+
+TEST(Archive, TruncatedScalarNamesOffset) {
+  std::string frame(ferry::wire::header_size, '\0');
+  frame += "ab";
+  try {
+    (void)ferry::loads<std::uint64_t>(reseal(frame));
+    FAIL();
+  } catch (const ferry::format_error& e) {
+    EXPECT_EQ(e.offset(), ferry::wire::header_size);
+    EXPECT_NE(std::string(e.what()).find("8 bytes expected, 2 left"), std::string::npos) << e.what();
+  }
+}

@@ -1,0 +1,169 @@
+// Copyright ferry authors.
+//
+// ferry::function itself: emptiness, copies, nesting, and the errors of
+// decoding a function.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <serialize/serialize.h>
+
+#include "test_util.h"
+
+using ferry::testing::layout_of;
+using ferry::testing::reseal;
+using ferry::testing::round_trip;
+
+ferry::function<int(int)> other_file_function();
+const char* other_file_type_name();
+
+namespace {
+auto make_lambda() {
+  return [](int x) { return x + 1000; };
+}
+}  // namespace
+
+TEST(Function, EmptyFunctionThrowsBadFunctionCall) {
+  ferry::function<int(int)> f;
+  EXPECT_FALSE(f);
+  EXPECT_THROW(f(1), ferry::bad_function_call);
+  ferry::function<int(int)> g = nullptr;
+  EXPECT_FALSE(g);
+}
+
+TEST(Function, EmptyFunctionRoundTrips) {
+  ferry::function<void()> f;
+  EXPECT_FALSE(round_trip(f));
+}
+
+TEST(Function, CopiesCallTheSameCallable) {
+  ferry::function<int(int)> f = [](int x) { return x * 2; };
+  ferry::function<int(int)> g = f;
+  EXPECT_TRUE(g);
+  EXPECT_EQ(g(4), 8);
+  swap(f, g);
+  EXPECT_EQ(f(5), 10);
+}
+
+TEST(Function, ExceptionsFromTheCallablePropagate) {
+  ferry::function<void()> f = [] { throw std::out_of_range("inner"); };
+  EXPECT_THROW(round_trip(f)(), std::out_of_range);
+}
+
+TEST(Function, SameTypeNameInTwoFilesRunsItsOwnCode) {
+  ferry::function<int(int)> here = make_lambda();
+  ferry::function<int(int)> there = other_file_function();
+  // The hazard is real on this toolchain: both closure types have one name.
+  EXPECT_STREQ(typeid(make_lambda()).name(), other_file_type_name());
+  EXPECT_EQ(round_trip(here)(1), 1001);
+  EXPECT_EQ(round_trip(there)(1), 2001);
+}
+
+TEST(Function, NestedFunctionAsCapture) {
+  ferry::function<int(int)> inner = [](int x) { return x * x; };
+  ferry::function<int(int)> outer = ferry::closure(
+      [](const ferry::function<int(int)>& g, int x) { return g(x) + 1; }, inner);
+  EXPECT_EQ(round_trip(outer)(6), 37);
+}
+
+TEST(Function, FunctionAsValueInContainers) {
+  std::vector<ferry::function<int(int)>> fs = {[](int x) { return x + 1; }, {},
+                                               ferry::closure([](int k, int x) { return k * x; }, 3)};
+  auto back = round_trip(fs);
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back[0](1), 2);
+  EXPECT_FALSE(back[1]);
+  EXPECT_EQ(back[2](5), 15);
+}
+
+namespace {
+ferry::function<int(int)> nest(int depth) {
+  ferry::function<int(int)> f = [](int x) { return x; };
+  for (int i = 0; i < depth; ++i)
+    f = ferry::closure([](const ferry::function<int(int)>& g, int x) { return g(x) + 1; }, f);
+  return f;
+}
+}  // namespace
+
+TEST(Function, NestingWithinTheLimitRoundTrips) {
+  const int depth = static_cast<int>(ferry::wire::max_function_depth) - 1;
+  EXPECT_EQ(round_trip(nest(depth))(0), depth);
+}
+
+TEST(Function, NestingBeyondTheLimitIsAFormatError) {
+  const std::string bytes = ferry::dumps(nest(static_cast<int>(ferry::wire::max_function_depth) + 5));
+  EXPECT_THROW(ferry::loads<ferry::function<int(int)>>(bytes), ferry::format_error);
+}
+
+TEST(Function, OtherSignatureIsATypeMismatch) {
+  ferry::function<int(int)> f = [](int x) { return x; };
+  try {
+    (void)ferry::loads<ferry::function<long(int)>>(ferry::dumps(f));
+    FAIL() << "expected type_mismatch_error";
+  } catch (const ferry::type_mismatch_error& e) {
+    EXPECT_NE(std::string(e.what()).find("int (int)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("long (int)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Function, UnregisteredKeyNamesKeyAndModule) {
+  ferry::function<int(int)> f = [](int x) { return x; };
+  std::string bytes = ferry::dumps(f);
+  const auto l = layout_of(bytes);
+  std::uint64_t key;
+  std::memcpy(&key, bytes.data() + l.key_at, 8);
+  key += 8;  // a neighbouring address: never a registration object
+  std::memcpy(bytes.data() + l.key_at, &key, 8);
+  try {
+    (void)ferry::loads<ferry::function<int(int)>>(reseal(bytes));
+    FAIL() << "expected unknown_key_error";
+  } catch (const ferry::unknown_key_error& e) {
+    EXPECT_EQ(e.key(), key);
+    EXPECT_NE(e.module_path().find("serialize_test"), std::string::npos) << e.module_path();
+    EXPECT_NE(std::string(e.what()).find(std::to_string(key)), std::string::npos);
+  }
+}
+
+TEST(Function, KeyOfAnotherTypeFailsTheHashCrossCheck) {
+  ferry::function<int(int)> a = [](int x) { return x + 1; };
+  ferry::function<int(int)> b = [](int x) { return x + 2; };
+  std::string bytes_a = ferry::dumps(a);
+  const std::string bytes_b = ferry::dumps(b);
+  const auto l = layout_of(bytes_a);
+  // b's key with a's hash.
+  std::memcpy(bytes_a.data() + l.key_at, bytes_b.data() + l.key_at, 8);
+  EXPECT_THROW(ferry::loads<ferry::function<int(int)>>(reseal(bytes_a)), ferry::unknown_key_error);
+}
+
+TEST(Function, FunctionPointerOffsetNotAtAFunctionStart) {
+  ferry::function<int(int)> f = +[](int x) { return x; };
+  // The state (module ref 0 + offset) is the last 12 bytes.
+  std::string bytes = ferry::dumps(f);
+  std::uint64_t offset;
+  std::memcpy(&offset, bytes.data() + bytes.size() - 8, 8);
+  offset += 1;
+  std::memcpy(bytes.data() + bytes.size() - 8, &offset, 8);
+  try {
+    (void)ferry::loads<ferry::function<int(int)>>(reseal(bytes));
+    FAIL() << "expected unknown_key_error";
+  } catch (const ferry::unknown_key_error& e) {
+    EXPECT_EQ(e.key(), offset);
+    EXPECT_NE(std::string(e.what()).find("no function symbol"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Function, ConcurrentDumpsAndCalls) {
+  ferry::function<int(int)> f = ferry::closure([](int k, int x) { return k + x; }, 5);
+  std::vector<std::thread> threads;
+  std::vector<int> ok(8, 0);
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) ok[t] += round_trip(f)(i) == i + 5;
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int v : ok) EXPECT_EQ(v, 200);
+}

@@ -1,0 +1,222 @@
+// Copyright ferry authors.
+//
+// Module identity and the module policy. The plugin's closures are made in a
+// child process, so this process has never loaded the plugin and must go
+// through the policy to run them.
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <serialize/serialize.h>
+
+#include "test_util.h"
+
+namespace fs = std::filesystem;
+using ferry::testing::with_module_path;
+
+namespace {
+
+const fs::path plugin = FERRY_TEST_PLUGIN;
+const fs::path plugin_variant = FERRY_TEST_PLUGIN_VARIANT;
+
+// Bytes of the plugin closure `kind`, made by a child that loads the plugin.
+std::string bytes_from_plugin(const fs::path& library, const char* kind) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("pipe");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    void* handle = dlopen(library.c_str(), RTLD_NOW);
+    auto make = handle ? reinterpret_cast<std::string* (*)(const char*)>(dlsym(handle, "ferry_test_make")) : nullptr;
+    if (make == nullptr) _exit(3);
+    const std::string* bytes = make(kind);
+    const char* p = bytes->data();
+    std::size_t left = bytes->size();
+    while (left > 0) {
+      const ssize_t n = write(fds[1], p, left);
+      if (n <= 0) _exit(4);
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("child failed");
+  return out;
+}
+
+bool is_mapped(const std::string& name) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find(name) != std::string::npos) return true;
+  return false;
+}
+
+using int_fn = ferry::function<int(int)>;
+
+class ModulePolicy : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ferry::clear_allowed_modules();
+    ASSERT_FALSE(is_mapped("libferry_test_plugin.so")) << "the test process must not link the plugin";
+  }
+  void TearDown() override { ferry::clear_allowed_modules(); }
+};
+
+}  // namespace
+
+TEST_F(ModulePolicy, NotAllowedIsRefusedAndNeverOpened) {
+  const std::string bytes = bytes_from_plugin(plugin, "lambda");
+  try {
+    (void)ferry::loads<int_fn>(bytes);
+    FAIL() << "expected module_not_allowed_error";
+  } catch (const ferry::module_not_allowed_error& e) {
+    EXPECT_EQ(fs::path(e.path()), fs::canonical(plugin));
+    EXPECT_NE(std::string(e.what()).find("allow_module"), std::string::npos);
+  }
+  EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
+}
+
+TEST_F(ModulePolicy, AllowedDirectoryLoadsThePlugin) {
+  const std::string lambda = bytes_from_plugin(plugin, "lambda");
+  const std::string pointer = bytes_from_plugin(plugin, "pointer");
+  const std::string closure = bytes_from_plugin(plugin, "closure");
+  ferry::allow_module(plugin.parent_path());
+  EXPECT_EQ(ferry::loads<int_fn>(lambda)(1), 2);
+  EXPECT_TRUE(is_mapped("libferry_test_plugin.so"));
+  EXPECT_EQ(ferry::loads<int_fn>(pointer)(5), 10);  // a static function of the plugin
+  EXPECT_EQ(ferry::loads<int_fn>(closure)(1), 4);
+}
+
+TEST_F(ModulePolicy, AllowedFileLoadsThePlugin) {
+  const std::string bytes = bytes_from_plugin(plugin, "lambda");
+  ferry::allow_module(plugin);
+  EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 2);
+}
+
+TEST_F(ModulePolicy, AlreadyLoadedModuleNeedsNoAllowance) {
+  const std::string bytes = bytes_from_plugin(plugin, "lambda");
+  ferry::allow_module(plugin);
+  EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 2);
+  ferry::clear_allowed_modules();
+  EXPECT_EQ(ferry::loads<int_fn>(bytes)(2), 3);
+}
+
+TEST_F(ModulePolicy, OtherBuildIsABuildIdMismatch) {
+  // Made by the variant build; the allowed directory holds the other build
+  // under the same file name.
+  const std::string bytes = bytes_from_plugin(plugin_variant, "lambda");
+  const fs::path dir = fs::temp_directory_path() / ("ferry_other_build_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(plugin, dir / plugin.filename(), fs::copy_options::overwrite_existing);
+  ferry::allow_module(dir);
+  try {
+    (void)ferry::loads<int_fn>(bytes);
+    FAIL() << "expected build_id_mismatch_error";
+  } catch (const ferry::build_id_mismatch_error& e) {
+    EXPECT_EQ(e.expected().size(), 40u);  // sha1
+    EXPECT_EQ(e.found().size(), 40u);
+    EXPECT_NE(e.expected(), e.found());
+    EXPECT_NE(std::string(e.what()).find(e.expected()), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find(e.found()), std::string::npos);
+  }
+  EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
+  fs::remove_all(dir);
+}
+
+TEST_F(ModulePolicy, DotDotDoesNotLeaveTheAllowedDirectory) {
+  const fs::path allowed = plugin.parent_path() / "variant";
+  ferry::allow_module(allowed);
+  // ".../variant/../libferry_test_plugin.so" resolves outside "variant".
+  const std::string path = (allowed / ".." / plugin.filename()).string();
+  const std::string bytes = with_module_path(bytes_from_plugin(plugin, "lambda"), path);
+  EXPECT_THROW((void)ferry::loads<int_fn>(bytes), ferry::build_id_mismatch_error)
+      << "only the same-named file inside the allowed directory may be considered";
+  EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
+}
+
+TEST_F(ModulePolicy, SymlinkDoesNotLeaveTheAllowedDirectory) {
+  const fs::path dir = fs::temp_directory_path() / ("ferry_symlink_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::create_symlink(fs::canonical(plugin), dir / plugin.filename());
+  ferry::allow_module(dir);
+  const std::string bytes = with_module_path(bytes_from_plugin(plugin, "lambda"),
+                                             (dir / plugin.filename()).string());
+  EXPECT_THROW((void)ferry::loads<int_fn>(bytes), ferry::module_not_allowed_error);
+  EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
+  fs::remove_all(dir);
+}
+
+TEST_F(ModulePolicy, MissingModuleIsNotFound) {
+  const std::string bytes =
+      with_module_path(bytes_from_plugin(plugin, "lambda"), "/nonexistent/libferry_gone.so");
+  try {
+    (void)ferry::loads<int_fn>(bytes);
+    FAIL();
+  } catch (const ferry::module_not_found_error& e) {
+    EXPECT_EQ(e.path(), "/nonexistent/libferry_gone.so");
+  }
+}
+
+TEST_F(ModulePolicy, NonElfFileIsALoadError) {
+  const fs::path not_elf = FERRY_TEST_NOT_ELF;
+  ferry::allow_module(not_elf.parent_path());
+  const std::string bytes = with_module_path(bytes_from_plugin(plugin, "lambda"), not_elf.string());
+  try {
+    (void)ferry::loads<int_fn>(bytes);
+    FAIL();
+  } catch (const ferry::module_load_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not an ELF file"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ModulePolicy, AnotherProgramsExecutableIsALoadError) {
+  // A PIE program (any will do: this toolchain builds PIE by default).
+  const fs::path program = FERRY_TEST_PROGRAM;
+  ferry::allow_module(program.parent_path());
+  const std::string bytes = with_module_path(bytes_from_plugin(plugin, "lambda"), program.string());
+  try {
+    (void)ferry::loads<int_fn>(bytes);
+    FAIL();
+  } catch (const ferry::module_load_error& e) {
+    EXPECT_NE(std::string(e.what()).find("executable of another program"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ModuleIdentity, ThisExecutableIsRecordedByItsRealPath) {
+  ferry::function<int(int)> f = [](int x) { return x; };
+  const std::string bytes = ferry::dumps(f);
+  const auto l = ferry::testing::layout_of(bytes);
+  const std::string path = bytes.substr(l.path_at, l.path_size);
+  EXPECT_EQ(fs::path(path), fs::canonical("/proc/self/exe"));
+  EXPECT_EQ(l.build_id_size, 20u);  // sha1 build-id
+}
+
+TEST(ModulePolicyApi, AllowMissingPathThrows) {
+  EXPECT_THROW(ferry::allow_module("/nonexistent/dir"), ferry::error);
+}
+
+TEST(ModulePolicyApi, AllowedModulesAreCanonical) {
+  ferry::clear_allowed_modules();
+  ferry::allow_module(plugin.parent_path() / "variant" / "..");
+  ferry::allow_module(plugin.parent_path());  // the same, once
+  const auto allowed = ferry::allowed_modules();
+  ASSERT_EQ(allowed.size(), 1u);
+  EXPECT_EQ(allowed[0], fs::canonical(plugin.parent_path()));
+  ferry::clear_allowed_modules();
+}

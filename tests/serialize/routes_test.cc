@@ -1,0 +1,243 @@
+// Copyright ferry authors.
+//
+// One test per route of "what is shippable" (serialize/function.h): each
+// callable goes through dumps/loads and is called on the other side.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <serialize/serialize.h>
+
+#include "test_util.h"
+
+using ferry::testing::round_trip;
+
+// Route 1: function pointers, external and internal linkage, in namespaces.
+int add_one(int x) { return x + 1; }
+namespace {
+int times_three(int x) { return 3 * x; }
+}  // namespace
+namespace math {
+static int negate(int x) { return -x; }
+}  // namespace math
+extern "C" int c_linkage_square(int x) { return x * x; }
+
+TEST(FunctionPointerRoute, ExternalLinkage) {
+  ferry::function<int(int)> f = &add_one;
+  EXPECT_EQ(round_trip(f)(41), 42);
+}
+
+TEST(FunctionPointerRoute, InternalLinkage) {
+  ferry::function<int(int)> f = &times_three;
+  EXPECT_EQ(round_trip(f)(5), 15);
+  ferry::function<int(int)> g = &math::negate;
+  EXPECT_EQ(round_trip(g)(5), -5);
+}
+
+TEST(FunctionPointerRoute, ConvertedSignature) {
+  // A function taking int, called as long(short): the pointer's own type is
+  // what is checked on load.
+  ferry::function<long(short)> f = &add_one;
+  EXPECT_EQ(round_trip(f)(short{9}), 10L);
+}
+
+TEST(FunctionPointerRoute, NullPointerGivesEmptyFunction) {
+  int (*null)(int) = nullptr;
+  ferry::function<int(int)> f = null;
+  EXPECT_FALSE(f);
+  EXPECT_FALSE(round_trip(f));
+}
+
+TEST(FunctionPointerRoute, CLinkageIsRefusedWithAReason) {
+  ferry::function<int(int)> f = &c_linkage_square;
+  EXPECT_EQ(f(3), 9);  // still callable in-process
+  try {
+    (void)ferry::dumps(f);
+    FAIL() << "expected not_shippable_error";
+  } catch (const ferry::not_shippable_error& e) {
+    EXPECT_NE(std::string(e.what()).find("C linkage"), std::string::npos) << e.what();
+  }
+}
+
+// Route 2: capture-less lambdas, including generic ones.
+TEST(StatelessRoute, CapturelessLambda) {
+  ferry::function<std::string(const std::string&)> f = [](const std::string& s) { return s + "!"; };
+  EXPECT_EQ(round_trip(f)("hi"), "hi!");
+}
+
+TEST(StatelessRoute, GenericLambda) {
+  ferry::function<double(double, double)> f = [](auto a, auto b) { return a * b; };
+  EXPECT_DOUBLE_EQ(round_trip(f)(1.5, 4), 6.0);
+}
+
+TEST(StatelessRoute, VoidResult) {
+  ferry::function<void(int&)> f = [](int& x) { x = 7; };
+  int v = 0;
+  round_trip(f)(v);
+  EXPECT_EQ(v, 7);
+}
+
+// Route 3: ferry::bitwise for trivially copyable captures.
+enum class color { red, green };
+struct pod {
+  int a;
+  double b;
+};
+
+TEST(BitwiseRoute, ScalarsEnumsAndStructs) {
+  int n = 4;
+  double d = 0.5;
+  color c = color::green;
+  pod p{2, 0.25};
+  ferry::function<double(int)> f = ferry::bitwise([n, d, c, p](int x) {
+    return x * n + d + (c == color::green ? 100 : 0) + p.a + p.b;
+  });
+  EXPECT_DOUBLE_EQ(round_trip(f)(1), 4 + 0.5 + 100 + 2 + 0.25);
+}
+
+TEST(BitwiseRoute, StateIsTheBytes) {
+  int n = 1;
+  auto make = [](int k) { return ferry::function<int()>(ferry::bitwise([k] { return k; })); };
+  for (n = -3; n <= 3; ++n) EXPECT_EQ(round_trip(make(n))(), n);
+}
+
+// Route 4: aggregates, local ones too, with nested aggregates and functions.
+TEST(AggregateRoute, LocalStructWithStdFields) {
+  struct summary {
+    std::string name;
+    std::vector<double> values;
+    std::map<std::string, int> counts;
+    std::string operator()() const {
+      double sum = 0;
+      for (double v : values) sum += v;
+      return name + ":" + std::to_string(static_cast<int>(sum)) + ":" +
+             std::to_string(counts.at("x"));
+    }
+  };
+  ferry::function<std::string()> f = summary{"s", {1, 2, 3.5}, {{"x", 9}}};
+  EXPECT_EQ(round_trip(f)(), "s:6:9");
+}
+
+TEST(AggregateRoute, NestedAggregatesAndFunctions) {
+  struct point {
+    double x, y;
+  };
+  struct path {
+    std::vector<point> points;
+    point origin;
+    ferry::function<double(double)> scale;
+    double operator()() const {
+      double total = origin.x + origin.y;
+      for (const point& p : points) total += p.x * p.y;
+      return scale(total);
+    }
+  };
+  path p{{{1, 2}, {3, 4}}, {10, 20}, [](double v) { return v / 2; }};
+  ferry::function<double()> f = p;
+  EXPECT_DOUBLE_EQ(round_trip(f)(), (30 + 2 + 12) / 2.0);
+}
+
+// Route 5: classes with cereal functions, in every form cereal accepts.
+class member_template {
+ public:
+  member_template() = default;
+  explicit member_template(int k) : k_(k) {}
+  int operator()(int x) const { return x * k_; }
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(k_);
+  }
+
+ private:
+  int k_ = 0;
+};
+
+class member_save_load {
+ public:
+  member_save_load() = default;
+  explicit member_save_load(std::string s) : s_(std::move(s)) {}
+  std::string operator()() const { return s_; }
+  template <class Archive>
+  void save(Archive& ar) const {
+    ar(s_);
+  }
+  template <class Archive>
+  void load(Archive& ar) {
+    ar(s_);
+  }
+
+ private:
+  std::string s_;
+};
+
+struct free_serialize {
+  int a = 0;
+  int b = 0;
+  int operator()() const { return a - b; }
+};
+template <class Archive>
+void serialize(Archive& ar, free_serialize& v) {
+  ar(v.b, v.a);  // its own order: proves this function, not reflection, is used
+}
+
+TEST(CerealRoute, MemberTemplateSerialize) {
+  ferry::function<int(int)> f = member_template(6);
+  EXPECT_EQ(round_trip(f)(7), 42);
+}
+
+TEST(CerealRoute, MemberSaveLoad) {
+  ferry::function<std::string()> f = member_save_load("saved");
+  EXPECT_EQ(round_trip(f)(), "saved");
+}
+
+TEST(CerealRoute, FreeSerializeBeatsReflection) {
+  ferry::function<int()> f = free_serialize{10, 3};
+  EXPECT_EQ(round_trip(f)(), 7);
+}
+
+TEST(CerealRoute, LocalClassWithPerArchiveOverloads) {
+  class local {
+   public:
+    local() = default;
+    explicit local(int v) : v_(v) {}
+    int operator()() const { return v_; }
+    void serialize(ferry::output_archive& ar) { ar(v_); }
+    void serialize(ferry::input_archive& ar) { ar(v_); }
+
+   private:
+    int v_ = 0;
+  };
+  ferry::function<int()> f = local(99);
+  EXPECT_EQ(round_trip(f)(), 99);
+}
+
+// Route 6: ferry::closure binds serializable captures.
+TEST(ClosureRoute, CapturesAString) {
+  std::string greeting = "hello";
+  ferry::function<std::string(const std::string&)> f = ferry::closure(
+      [](const std::string& g, const std::string& name) { return g + ", " + name; }, greeting);
+  EXPECT_EQ(f("a"), "hello, a");
+  EXPECT_EQ(round_trip(f)("ferry"), "hello, ferry");
+}
+
+TEST(ClosureRoute, ManyCapturesOfStdTypes) {
+  auto fn = [](const std::vector<int>& v, const std::map<int, std::string>& m, double k, int x) {
+    return m.at(v.at(static_cast<std::size_t>(x))) + std::to_string(static_cast<int>(k));
+  };
+  ferry::function<std::string(int)> f =
+      ferry::closure(fn, std::vector<int>{5, 6}, std::map<int, std::string>{{6, "six"}}, 2.0);
+  EXPECT_EQ(round_trip(f)(1), "six2");
+}
+
+TEST(ClosureRoute, FunctionPointerAsTheCallable) {
+  ferry::function<int()> f = ferry::closure(&add_one, 1);
+  EXPECT_EQ(round_trip(f)(), 2);
+}
+
+TEST(ClosureRoute, ClosureOfAClosure) {
+  auto inner = ferry::closure([](int a, int b) { return a * 10 + b; }, 4);
+  ferry::function<int()> f = ferry::closure(inner, 2);
+  EXPECT_EQ(round_trip(f)(), 42);
+}
