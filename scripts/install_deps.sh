@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake make binutils
+  g++ cmake make binutils python3
   libcereal-dev
   libboost1.81-dev
   libabsl-dev

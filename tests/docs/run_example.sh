@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Runs an example and fails unless its output is exactly the expected file.
+set -u
+exe=$1 expected=$2
+actual=$("$exe") || { echo "example exited with $?"; exit 1; }
+if diff -u "$expected" <(printf '%s\n' "$actual"); then echo "output as documented"; else exit 1; fi
