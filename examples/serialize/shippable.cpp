@@ -122,6 +122,16 @@ void nested_functions() {
 }
 // [end]
 
+// [snippet:named]
+void stable_name() {
+  // Found by this name in whatever build of the module is loaded.
+  ferry::function<double(double)> f = ferry::named<"examples.double_it.v1">([](double x) {
+    return 2 * x;
+  });
+  std::cout << ferry::loads<decltype(f)>(ferry::dumps(f))(1.25) << "\n";  // 2.5
+}
+// [end]
+
 // [snippet:errors]
 void errors() {
   std::string bytes = ferry::dumps(ferry::function<int(int)>(&add_one));
@@ -143,6 +153,7 @@ int main() {
   local_class();
   closure_with_string();
   nested_functions();
+  stable_name();
   errors();
   return 0;
 }

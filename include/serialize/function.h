@@ -61,7 +61,7 @@ class callable_base {
  public:
   virtual ~callable_base() = default;
   virtual R call(Args&&... args) const = 0;
-  // Writes the code identity and the state.
+  // Writes the tag, the code identity and the state.
   virtual void save(output_archive& ar) const = 0;
 };
 
@@ -148,7 +148,6 @@ class function<R(Args...)> {
       ar(static_cast<std::uint8_t>(wire::function_tag::empty));
       return;
     }
-    ar(static_cast<std::uint8_t>(wire::function_tag::keyed));
     impl_->save(ar);
   }
 
@@ -160,10 +159,12 @@ class function<R(Args...)> {
       impl_.reset();
       return;
     }
-    if (tag != static_cast<std::uint8_t>(wire::function_tag::keyed))
+    if (tag != static_cast<std::uint8_t>(wire::function_tag::keyed) &&
+        tag != static_cast<std::uint8_t>(wire::function_tag::named))
       detail::throw_bad_function_tag(at, tag);
     detail::depth_guard depth(ar);
-    const detail::registry_entry& entry = detail::read_entry(ar, typeid(R(Args...)).name());
+    const detail::registry_entry& entry = detail::read_entry(
+        ar, static_cast<wire::function_tag>(tag), typeid(R(Args...)).name());
     impl_.reset(static_cast<base*>(entry.make(ar)));
   }
 

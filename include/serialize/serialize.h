@@ -29,6 +29,7 @@
 #include "serialize/error.h"
 #include "serialize/function.h"
 #include "serialize/module_policy.h"
+#include "serialize/named.h"
 #include "serialize/wire_format.h"
 
 #endif  // FERRY_SERIALIZE_SERIALIZE_H_

@@ -155,12 +155,53 @@ std::string check_function(const module_record& m, std::uint64_t offset,
 
 void write_entry(output_archive& ar, const registry_entry& entry) {
   const module_record& m = module_of(entry);
+  if (entry.stable_name != nullptr) {
+    ar(static_cast<std::uint8_t>(wire::function_tag::named));
+    write_bytes(ar, entry.stable_name);
+    write_bytes(ar, m.path);
+    return;
+  }
+  ar(static_cast<std::uint8_t>(wire::function_tag::keyed));
   write_module_ref(ar, m);
   const std::uint64_t key = reinterpret_cast<std::uintptr_t>(&entry) - m.base;
   ar(key, entry.type_hash);
 }
 
-const registry_entry& read_entry(input_archive& ar, const char* signature) {
+namespace {
+
+// The entry registered under `name` for `signature`, or nullptr.
+const registry_entry* find_named_entry(const std::string& name, const char* signature,
+                                       const std::string& path) {
+  const registry_entry* found = nullptr;
+  for (const registry_entry* e : find_named(name)) {
+    if (std::strcmp(e->signature, signature) != 0) continue;
+    if (found != nullptr && std::strcmp(found->type_name, e->type_name) != 0)
+      throw unknown_key_error(0, path,
+                              "the name '" + name + "' is registered by two different types, " +
+                                  demangle(found->type_name) + " and " + demangle(e->type_name));
+    found = found != nullptr ? found : e;
+  }
+  return found;
+}
+
+const registry_entry& read_named_entry(input_archive& ar, const char* signature) {
+  const std::string name = read_bounded(ar, wire::max_stable_name, "stable name");
+  const std::string path = read_bounded(ar, wire::max_module_path, "module path");
+  if (const registry_entry* e = find_named_entry(name, signature, path)) return *e;
+  if (!find_named(name).empty())
+    throw type_mismatch_error(demangle(signature), demangle(find_named(name).front()->signature));
+  load_module_by_path(path);
+  if (const registry_entry* e = find_named_entry(name, signature, path)) return *e;
+  if (!find_named(name).empty())
+    throw type_mismatch_error(demangle(signature), demangle(find_named(name).front()->signature));
+  throw unknown_key_error(0, path, "no loaded module registers the stable name '" + name + "'");
+}
+
+}  // namespace
+
+const registry_entry& read_entry(input_archive& ar, wire::function_tag tag,
+                                 const char* signature) {
+  if (tag == wire::function_tag::named) return read_named_entry(ar, signature);
   const module_record& m = read_module_ref(ar);
   std::uint64_t key, hash;
   ar(key, hash);
@@ -217,7 +258,7 @@ void throw_bad_length(std::size_t offset, std::uint64_t length, std::size_t left
 
 void throw_bad_function_tag(std::size_t offset, unsigned tag) {
   throw format_error(offset, "unknown function tag " + std::to_string(tag) +
-                                 " (expected 0 for empty or 1 for keyed)");
+                                 " (expected 0 empty, 1 keyed or 2 named)");
 }
 
 void throw_trailing_bytes(std::size_t offset, std::size_t count) {

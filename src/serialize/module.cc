@@ -166,6 +166,46 @@ const module_record& module_containing(const void* address) {
   return module_table::instance().intern(std::move(*found));
 }
 
+namespace {
+
+std::vector<std::string> candidates_or_throw(const std::string& path) {
+  std::vector<std::string> candidates = allowed_candidates(path);
+  if (candidates.empty()) {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) throw module_not_allowed_error(path);
+    throw module_not_found_error(path);
+  }
+  return candidates;
+}
+
+elf::file_facts inspect_library(const std::string& candidate) {
+  elf::file_facts facts = elf::inspect(candidate);
+  if (facts.is_program)
+    throw module_load_error(candidate,
+                            "it is the executable of another program; a program cannot be "
+                            "loaded as a library, so only a process running it can run this "
+                            "code");
+  return facts;
+}
+
+}  // namespace
+
+void load_module_by_path(const std::string& path) {
+  module_table& table = module_table::instance();
+  std::lock_guard load_lock(table.load_mu);
+  std::error_code ec;
+  const std::filesystem::path wanted = std::filesystem::canonical(path, ec);
+  if (!ec && for_each_object([&](dl_phdr_info* info, bool first) {
+        std::error_code ec2;
+        return std::filesystem::canonical(describe(info, first).path, ec2) == wanted && !ec2;
+      }))
+    return;  // already loaded from that file: nothing more can register the name
+  const std::string candidate = candidates_or_throw(path).front();
+  const elf::file_facts facts = inspect_library(candidate);
+  if (!facts.build_id.empty() && table.find_loaded(facts.build_id) != nullptr) return;
+  load_library(candidate);
+}
+
 const module_record& resolve_module(const std::string& path, std::string_view build_id) {
   module_table& table = module_table::instance();
   if (const module_record* r = table.find_loaded(build_id)) return *r;
@@ -173,20 +213,9 @@ const module_record& resolve_module(const std::string& path, std::string_view bu
   std::lock_guard load_lock(table.load_mu);
   if (const module_record* r = table.find_loaded(build_id)) return *r;  // loaded meanwhile
 
-  const std::vector<std::string> candidates = allowed_candidates(path);
-  if (candidates.empty()) {
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec)) throw module_not_allowed_error(path);
-    throw module_not_found_error(path);
-  }
   std::string found_other;  // build-id of a candidate that is another build
-  for (const std::string& candidate : candidates) {
-    const elf::file_facts facts = elf::inspect(candidate);
-    if (facts.is_program)
-      throw module_load_error(candidate,
-                              "it is the executable of another program; a program cannot be "
-                              "loaded as a library, so only a process running it can run this "
-                              "code");
+  for (const std::string& candidate : candidates_or_throw(path)) {
+    const elf::file_facts facts = inspect_library(candidate);
     if (facts.build_id != build_id) {
       found_other = to_hex(facts.build_id);
       continue;

@@ -38,6 +38,12 @@ const module_record& module_containing(const void* address);
 // directory) when the policy allows. Throws the module errors of error.h.
 const module_record& resolve_module(const std::string& path, std::string_view build_id);
 
+// Loads the module recorded at `path` (from there or an allowed directory)
+// whatever its build-id, for callables identified by a stable name. Does
+// nothing if a module is already loaded from the file it would load. Throws
+// the module errors of error.h but build_id_mismatch_error.
+void load_module_by_path(const std::string& path);
+
 // Lower-case hex of raw bytes, for messages.
 std::string to_hex(std::string_view bytes);
 

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <absl/container/flat_hash_map.h>
 
@@ -29,10 +32,23 @@ class registry {
   void add(const registry_entry* e) {
     std::unique_lock lock(mu_);
     entries_[reinterpret_cast<std::uintptr_t>(e)] = e;
+    if (e->stable_name != nullptr) names_[e->stable_name].push_back(e);
   }
   void remove(const registry_entry* e) {
     std::unique_lock lock(mu_);
     entries_.erase(reinterpret_cast<std::uintptr_t>(e));
+    if (e->stable_name != nullptr) {
+      auto it = names_.find(e->stable_name);
+      if (it != names_.end()) {
+        std::erase(it->second, e);
+        if (it->second.empty()) names_.erase(it);
+      }
+    }
+  }
+  std::vector<const registry_entry*> named(std::string_view name) const {
+    std::shared_lock lock(mu_);
+    auto it = names_.find(absl::string_view(name.data(), name.size()));
+    return it == names_.end() ? std::vector<const registry_entry*>{} : it->second;
   }
   const registry_entry* find(std::uintptr_t address) const {
     std::shared_lock lock(mu_);
@@ -43,6 +59,7 @@ class registry {
  private:
   mutable std::shared_mutex mu_;
   absl::flat_hash_map<std::uintptr_t, const registry_entry*> entries_;
+  absl::flat_hash_map<std::string, std::vector<const registry_entry*>> names_;
 };
 
 }  // namespace
@@ -55,6 +72,10 @@ const registry_entry* find_entry(std::uintptr_t address) {
   return registry::instance().find(address);
 }
 
+std::vector<const registry_entry*> find_named(std::string_view name) {
+  return registry::instance().named(name);
+}
+
 const module_record& module_of(const registry_entry& entry) {
   if (const module_record* m = entry.module.load(std::memory_order_acquire)) return *m;
   const module_record& m = module_containing(&entry);
@@ -62,8 +83,13 @@ const module_record& module_of(const registry_entry& entry) {
   return m;
 }
 
-registry_entry::registry_entry(const char* type, const char* sig, make_fn mk) noexcept
-    : type_name(type), signature(sig), make(mk), type_hash(detail::type_hash(type, sig)) {
+registry_entry::registry_entry(const char* type, const char* sig, make_fn mk,
+                               const char* name) noexcept
+    : type_name(type),
+      signature(sig),
+      make(mk),
+      stable_name(name),
+      type_hash(detail::type_hash(type, sig)) {
   registry::instance().add(this);
 }
 

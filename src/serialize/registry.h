@@ -3,6 +3,8 @@
 #define FERRY_SRC_SERIALIZE_REGISTRY_H_
 
 #include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include "serialize/internal/registry.h"
 
@@ -14,6 +16,9 @@ std::uint64_t type_hash(const char* type_name, const char* signature);
 // The entry registered at exactly this address, or nullptr. Never
 // dereferences the address itself.
 const registry_entry* find_entry(std::uintptr_t address);
+
+// The entries registered under a stable name (ferry::named), in any module.
+std::vector<const registry_entry*> find_named(std::string_view name);
 
 // The module holding entry, found once and cached in the entry.
 const module_record& module_of(const registry_entry& entry);

@@ -115,7 +115,7 @@ TEST(Frame, ValueShorterThanPayloadLeavesTrailingBytes) {
 
 TEST(Frame, UnknownFunctionTag) {
   std::string f = ferry::dumps(ferry::function<void()>());
-  f[ferry::wire::header_size] = 7;
+  f[ferry::wire::header_size] = 7;  // tags are 0, 1, 2
   try {
     (void)ferry::loads<ferry::function<void()>>(reseal(f));
     FAIL();

@@ -155,6 +155,31 @@ TEST(Function, FunctionPointerOffsetNotAtAFunctionStart) {
   }
 }
 
+TEST(Function, NamedCallableRoundTrips) {
+  ferry::function<int(int)> f = ferry::named<"tests.add_two">([](int x) { return x + 2; });
+  const std::string bytes = ferry::dumps(f);
+  EXPECT_NE(bytes.find("tests.add_two"), std::string::npos);
+  EXPECT_EQ(ferry::loads<ferry::function<int(int)>>(bytes)(1), 3);
+}
+
+TEST(Function, NamedClosureKeepsItsState) {
+  ferry::function<std::string()> f =
+      ferry::named<"tests.greeting">(ferry::closure([](const std::string& s) { return s; }, std::string("hi")));
+  EXPECT_EQ(round_trip(f)(), "hi");
+}
+
+TEST(Function, UnknownStableName) {
+  ferry::function<int(int)> f = ferry::named<"tests.renamed">([](int x) { return x; });
+  std::string bytes = ferry::dumps(f);
+  bytes.replace(bytes.find("tests.renamed"), 13, "tests.RENAMED");
+  try {
+    (void)ferry::loads<ferry::function<int(int)>>(reseal(bytes));
+    FAIL();
+  } catch (const ferry::unknown_key_error& e) {
+    EXPECT_NE(std::string(e.what()).find("tests.RENAMED"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Function, ConcurrentDumpsAndCalls) {
   ferry::function<int(int)> f = ferry::closure([](int k, int x) { return k + x; }, 5);
   std::vector<std::thread> threads;

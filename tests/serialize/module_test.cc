@@ -198,6 +198,40 @@ TEST_F(ModulePolicy, AnotherProgramsExecutableIsALoadError) {
   }
 }
 
+TEST_F(ModulePolicy, NamedCallableLoadsFromAnotherBuild) {
+  // Made by the variant build; only the other build is allowed. A keyed
+  // callable would be a build-id mismatch; a named one is found by name.
+  const std::string named = bytes_from_plugin(plugin_variant, "named");
+  const std::string keyed = bytes_from_plugin(plugin_variant, "lambda");
+  const fs::path dir = fs::temp_directory_path() / ("ferry_named_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(plugin, dir / plugin.filename(), fs::copy_options::overwrite_existing);
+  ferry::allow_module(dir);
+  EXPECT_THROW((void)ferry::loads<int_fn>(keyed), ferry::build_id_mismatch_error);
+  EXPECT_EQ(ferry::loads<int_fn>(named)(1), 11);  // the allowed build's code: + 10
+  EXPECT_THROW((void)ferry::loads<ferry::function<long(int)>>(named), ferry::type_mismatch_error);
+  fs::remove_all(dir);
+}
+
+TEST_F(ModulePolicy, NamedCallableStillObeysThePolicy) {
+  const std::string named = bytes_from_plugin(plugin, "named");
+  EXPECT_THROW((void)ferry::loads<int_fn>(named), ferry::module_not_allowed_error);
+  EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
+}
+
+TEST(ModuleIdentity, ModuleWithoutBuildIdCannotShip) {
+  void* handle = dlopen(FERRY_TEST_PLUGIN_NO_BUILD_ID, RTLD_NOW);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  auto make = reinterpret_cast<std::string* (*)(const char*)>(dlsym(handle, "ferry_test_make"));
+  ASSERT_NE(make, nullptr);
+  try {
+    delete make("lambda");
+    FAIL() << "expected not_shippable_error";
+  } catch (const ferry::not_shippable_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no GNU build-id"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ModuleIdentity, ThisExecutableIsRecordedByItsRealPath) {
   ferry::function<int(int)> f = [](int x) { return x; };
   const std::string bytes = ferry::dumps(f);

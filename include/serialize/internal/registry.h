@@ -16,6 +16,7 @@
 
 #include "serialize/archive.h"
 #include "serialize/internal/config.h"
+#include "serialize/wire_format.h"
 
 namespace ferry::detail {
 
@@ -23,7 +24,9 @@ struct FERRY_EXPORT registry_entry {
   using make_fn = void* (*)(input_archive&);
 
   // Registers the entry; called during the module's static initialization.
-  registry_entry(const char* type_name, const char* signature, make_fn make) noexcept;
+  // stable_name is null unless F was made with ferry::named.
+  registry_entry(const char* type_name, const char* signature, make_fn make,
+                 const char* stable_name) noexcept;
   // Unregisters it when the module is unloaded.
   ~registry_entry();
   registry_entry(const registry_entry&) = delete;
@@ -32,6 +35,7 @@ struct FERRY_EXPORT registry_entry {
   const char* type_name;  // typeid(F).name(), mangled
   const char* signature;  // typeid(Sig).name(), mangled
   make_fn make;           // reads F's state, returns a new callable_base<Sig>*
+  const char* stable_name;
   std::uint64_t type_hash;  // hash of type_name and signature: a cross-check on the wire
   mutable std::atomic<const module_record*> module{nullptr};  // found on first dumps
 };
@@ -40,6 +44,10 @@ struct FERRY_EXPORT registry_entry {
 template <class F, class Sig>
 void* make_callable(input_archive& ar);
 
+// ferry::named specializes this (serialize/named.h).
+template <class F>
+inline constexpr const char* stable_name_of = nullptr;
+
 template <class F, class Sig>
 struct FERRY_HIDDEN registration {
   static const registry_entry entry;
@@ -47,17 +55,19 @@ struct FERRY_HIDDEN registration {
 
 template <class F, class Sig>
 const registry_entry registration<F, Sig>::entry{typeid(F).name(), typeid(Sig).name(),
-                                                 &make_callable<F, Sig>};
+                                                 &make_callable<F, Sig>, stable_name_of<F>};
 
-// Writes the identity of `entry` (module reference, key, type hash).
-// Throws ferry::not_shippable_error if the entry's module has no build-id.
+// Writes the tag and identity of `entry`: module reference, key and type
+// hash, or for a named entry its name and module path. Throws
+// ferry::not_shippable_error if the entry's module has no build-id.
 FERRY_EXPORT void write_entry(output_archive& ar, const registry_entry& entry);
 
-// Reads an identity written by write_entry and returns the registered entry,
-// loading its module if the policy allows. Throws the module errors,
-// ferry::unknown_key_error, ferry::type_mismatch_error (entry is for another
-// signature than `signature`) and ferry::format_error.
-FERRY_EXPORT const registry_entry& read_entry(input_archive& ar, const char* signature);
+// Reads an identity written by write_entry, after its tag, and returns the
+// registered entry, loading its module if the policy allows. Throws the
+// module errors, ferry::unknown_key_error, ferry::type_mismatch_error (entry
+// is for another signature than `signature`) and ferry::format_error.
+FERRY_EXPORT const registry_entry& read_entry(input_archive& ar, wire::function_tag tag,
+                                              const char* signature);
 
 // Function pointers: the module holding the code and the offset within it.
 // Throws ferry::not_shippable_error if `code` is not the start of a function
