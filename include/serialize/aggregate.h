@@ -61,6 +61,15 @@ consteval bool has_pointer_field(std::index_sequence<I...>) {
 }
 
 template <class T>
+consteval bool reflectable() {
+  if constexpr (!std::is_default_constructible_v<T> || !std::is_copy_assignable_v<T>)
+    return false;
+  else
+    return !has_pointer_field<T>(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
+}
+
+// Fails to compile, naming the problem, unless T's fields can be shipped.
+template <class T>
 constexpr void check_reflectable() {
   static_assert(std::is_default_constructible_v<T> && std::is_copy_assignable_v<T>,
                 "ferry: this aggregate has a reference or const field; a reference means "
@@ -79,13 +88,15 @@ namespace ferry {
 template <detail::reflected_aggregate T>
 void serialize(output_archive& ar, T& value) {
   detail::check_reflectable<T>();
-  boost::pfr::for_each_field(value, [&ar](const auto& field) { ar(field); });
+  if constexpr (detail::reflectable<T>())
+    boost::pfr::for_each_field(value, [&ar](const auto& field) { ar(field); });
 }
 
 template <detail::reflected_aggregate T>
 void serialize(input_archive& ar, T& value) {
   detail::check_reflectable<T>();
-  boost::pfr::for_each_field(value, [&ar](auto& field) { ar(field); });
+  if constexpr (detail::reflectable<T>())
+    boost::pfr::for_each_field(value, [&ar](auto& field) { ar(field); });
 }
 
 }  // namespace ferry

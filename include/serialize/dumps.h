@@ -35,6 +35,7 @@ FERRY_EXPORT void seal_frame(std::string& frame);
 // Checks a frame's header and checksum and returns its payload.
 FERRY_EXPORT std::string_view open_frame(std::string_view frame);
 [[noreturn]] FERRY_EXPORT void throw_trailing_bytes(std::size_t offset, std::size_t count);
+[[noreturn]] FERRY_EXPORT void throw_cereal_error(std::size_t offset, const char* what);
 }  // namespace detail
 
 // Serializes value. Throws ferry::not_shippable_error when a function's code
@@ -59,7 +60,12 @@ template <class T>
 T loads(std::string_view bytes) {
   input_archive ar(detail::open_frame(bytes), wire::header_size);
   T value{};
-  ar(value);
+  try {
+    ar(value);
+  } catch (const cereal::Exception& e) {
+    // cereal's own checks (a variant index out of range, ...) become ours.
+    detail::throw_cereal_error(ar.offset(), e.what());
+  }
   if (ar.remaining() != 0) detail::throw_trailing_bytes(ar.offset(), ar.remaining());
   return value;
 }

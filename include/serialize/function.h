@@ -123,13 +123,16 @@ class function<R(Args...)> {
              std::is_invocable_r_v<R, const std::decay_t<F>&, Args...>)
   function(F&& f) {  // NOLINT(google-explicit-constructor): like std::function
     using D = std::decay_t<F>;
-    static_assert(detail::shippable<D>, FERRY_NOT_SHIPPABLE_MESSAGE);
-    if constexpr (detail::function_pointer<D>) {
-      if (f == nullptr) return;
+    if constexpr (detail::reflected_aggregate<D>) detail::check_reflectable<D>();  // says which field
+    static_assert(detail::shippable<D> || detail::reflected_aggregate<D>, FERRY_NOT_SHIPPABLE_MESSAGE);
+    if constexpr (detail::shippable<D>) {  // else only the assertion above is reported
+      if constexpr (detail::function_pointer<D>) {
+        if (f == nullptr) return;
+      }
+      // Odr-use the registration so that the module registers D when it loads.
+      static_cast<void>(&detail::registration<D, R(Args...)>::entry);
+      impl_ = std::make_shared<const detail::callable_model<D, R, Args...>>(std::forward<F>(f));
     }
-    // Odr-use the registration so that the module registers D when it loads.
-    static_cast<void>(&detail::registration<D, R(Args...)>::entry);
-    impl_ = std::make_shared<const detail::callable_model<D, R, Args...>>(std::forward<F>(f));
   }
 
   explicit operator bool() const noexcept { return impl_ != nullptr; }

@@ -261,6 +261,10 @@ void throw_bad_function_tag(std::size_t offset, unsigned tag) {
                                  " (expected 0 empty, 1 keyed or 2 named)");
 }
 
+void throw_cereal_error(std::size_t offset, const char* what) {
+  throw format_error(offset, std::string("invalid value: ") + what);
+}
+
 void throw_trailing_bytes(std::size_t offset, std::size_t count) {
   throw format_error(offset, std::to_string(count) + " unexpected bytes after the value");
 }

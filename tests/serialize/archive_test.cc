@@ -94,6 +94,13 @@ TEST(Archive, LengthJustTooLong) {
   EXPECT_EQ(ferry::loads<std::string>(frame_with_length(4, 4)), "xxxx");
 }
 
+TEST(Archive, BadVariantIndexIsAFormatError) {
+  using alt = std::variant<int, std::string>;
+  std::string frame = ferry::dumps(alt(5));
+  frame[ferry::wire::header_size] = 9;  // cereal writes the index first, as a u32
+  EXPECT_THROW((void)ferry::loads<alt>(reseal(frame)), ferry::format_error);
+}
+
 TEST(Archive, TruncatedScalarNamesOffset) {
   std::string frame(ferry::wire::header_size, '\0');
   frame += "ab";
