@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <tuple>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -55,14 +56,38 @@ class function;
 namespace detail {
 
 FERRY_EXPORT void throw_bad_function_tag(std::size_t offset, unsigned tag);
+[[noreturn]] FERRY_EXPORT void throw_unserializable_signature(const char* signature);
+
+template <class T>
+inline constexpr bool serializable_value =
+    std::is_default_constructible_v<T> &&
+    cereal::traits::is_output_serializable<T, output_archive>::value &&
+    cereal::traits::is_input_serializable<T, input_archive>::value;
 
 template <class R, class... Args>
-class callable_base {
+class callable_base : public callable_any {
  public:
-  virtual ~callable_base() = default;
   virtual R call(Args&&... args) const = 0;
   // Writes the tag, the code identity and the state.
   virtual void save(output_archive& ar) const = 0;
+
+  void call_serialized(input_archive& in, output_archive& out) const final {
+    if constexpr ((serializable_value<std::decay_t<Args>> && ...) &&
+                  (std::is_void_v<R> || serializable_value<std::decay_t<R>>)) {
+      std::tuple<std::decay_t<Args>...> args;
+      std::apply([&in](auto&... a) { (in(a), ...); }, args);
+      auto invoke = [&]<std::size_t... I>(std::index_sequence<I...>) -> R {
+        return call(static_cast<Args&&>(std::get<I>(args))...);
+      };
+      if constexpr (std::is_void_v<R>) {
+        invoke(std::index_sequence_for<Args...>{});
+      } else {
+        out(invoke(std::index_sequence_for<Args...>{}));
+      }
+    } else {
+      throw_unserializable_signature(typeid(R(Args...)).name());
+    }
+  }
 };
 
 template <class F, class R, class... Args>
@@ -97,7 +122,7 @@ struct signature_traits<R(Args...)> {
 };
 
 template <class F, class Signature>
-void* make_callable(input_archive& ar) {
+callable_any* make_callable(input_archive& ar) {
   using traits = signature_traits<Signature>;
   typename traits::base* made = new typename traits::template model<F>(load_state<F>(ar));
   return made;
@@ -168,7 +193,8 @@ class function<R(Args...)> {
     detail::depth_guard depth(ar);
     const detail::registry_entry& entry = detail::read_entry(
         ar, static_cast<wire::function_tag>(tag), typeid(R(Args...)).name());
-    impl_.reset(static_cast<base*>(entry.make(ar)));
+    // The entry is for this signature (read_entry checked), so this is a base.
+    impl_.reset(static_cast<const base*>(entry.make(ar)));
   }
 
   friend void swap(function& a, function& b) noexcept { a.impl_.swap(b.impl_); }

@@ -14,6 +14,7 @@
 
 #include <absl/container/flat_hash_set.h>
 
+#include "fork_guard.h"
 #include "module.h"
 #include "registry.h"
 #include "serialize/error.h"
@@ -111,6 +112,7 @@ class verified_functions {
     std::shared_lock lock(mu_);
     return set_.contains({address, type});
   }
+  void hold_for_fork(fork_phase phase) { apply_fork_phase(mu_, phase); }
   void add(std::uintptr_t address, const char* type) {
     std::unique_lock lock(mu_);
     set_.insert({address, type});
@@ -153,6 +155,8 @@ std::string check_function(const module_record& m, std::uint64_t offset,
 
 }  // namespace
 
+void hold_verified_for_fork(fork_phase phase) { verified().hold_for_fork(phase); }
+
 void write_entry(output_archive& ar, const registry_entry& entry) {
   const module_record& m = module_of(entry);
   if (entry.stable_name != nullptr) {
@@ -174,7 +178,7 @@ const registry_entry* find_named_entry(const std::string& name, const char* sign
                                        const std::string& path) {
   const registry_entry* found = nullptr;
   for (const registry_entry* e : find_named(name)) {
-    if (std::strcmp(e->signature, signature) != 0) continue;
+    if (signature != nullptr && std::strcmp(e->signature, signature) != 0) continue;
     if (found != nullptr && std::strcmp(found->type_name, e->type_name) != 0)
       throw unknown_key_error(0, path,
                               "the name '" + name + "' is registered by two different types, " +
@@ -188,11 +192,11 @@ const registry_entry& read_named_entry(input_archive& ar, const char* signature)
   const std::string name = read_bounded(ar, wire::max_stable_name, "stable name");
   const std::string path = read_bounded(ar, wire::max_module_path, "module path");
   if (const registry_entry* e = find_named_entry(name, signature, path)) return *e;
-  if (!find_named(name).empty())
+  if (signature != nullptr && !find_named(name).empty())
     throw type_mismatch_error(demangle(signature), demangle(find_named(name).front()->signature));
   load_module_by_path(path);
   if (const registry_entry* e = find_named_entry(name, signature, path)) return *e;
-  if (!find_named(name).empty())
+  if (signature != nullptr && !find_named(name).empty())
     throw type_mismatch_error(demangle(signature), demangle(find_named(name).front()->signature));
   throw unknown_key_error(0, path, "no loaded module registers the stable name '" + name + "'");
 }
@@ -211,9 +215,34 @@ const registry_entry& read_entry(input_archive& ar, wire::function_tag tag,
     throw unknown_key_error(key, m.path,
                             "the key belongs to " + demangle(entry->type_name) +
                                 ", which is not the type the bytes were made from");
-  if (std::strcmp(entry->signature, signature) != 0)
+  if (signature != nullptr && std::strcmp(entry->signature, signature) != 0)
     throw type_mismatch_error(demangle(signature), demangle(entry->signature));
   return *entry;
+}
+
+std::shared_ptr<const callable_any> load_any_function(input_archive& ar) {
+  const std::size_t at = ar.offset();
+  std::uint8_t tag;
+  ar(tag);
+  if (tag == static_cast<std::uint8_t>(wire::function_tag::empty)) return nullptr;
+  if (tag != static_cast<std::uint8_t>(wire::function_tag::keyed) &&
+      tag != static_cast<std::uint8_t>(wire::function_tag::named))
+    throw_bad_function_tag(at, tag);
+  depth_guard depth(ar);
+  const registry_entry& entry = read_entry(ar, static_cast<wire::function_tag>(tag), nullptr);
+  return std::shared_ptr<const callable_any>(entry.make(ar));
+}
+
+bool names_main_program(output_archive& ar) {
+  for (const module_record* m : archive_access::modules(ar))
+    if (m->main_program) return true;
+  return false;
+}
+
+void throw_unserializable_signature(const char* signature) {
+  throw not_shippable_error("ferry: a function of signature '" + demangle(signature) +
+                            "' cannot be called across processes: its arguments or result "
+                            "cannot be serialized (or default-constructed)");
 }
 
 void write_code_address(output_archive& ar, const void* code, const char* function_type) {

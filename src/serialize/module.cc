@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "elf_file.h"
+#include "fork_guard.h"
 #include "module_policy_internal.h"
 #include "serialize/error.h"
 
@@ -20,14 +21,18 @@ struct loaded_object {
   std::uintptr_t base = 0;
   std::string path;
   std::string build_id;
+  bool main_program = false;
 };
 
 // dladdr reports the executable's path as typed on the command line, which
 // another process cannot use; /proc/self/exe is the file itself.
 std::string executable_path() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("/proc/self/exe") : p.string();
+  static const std::string path = [] {
+    std::error_code ec;
+    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string("/proc/self/exe") : p.string();
+  }();
+  return path;
 }
 
 std::string build_id_in_memory(const dl_phdr_info* info) {
@@ -44,7 +49,7 @@ std::string build_id_in_memory(const dl_phdr_info* info) {
 loaded_object describe(const dl_phdr_info* info, bool first) {
   // The first object is the executable; its dlpi_name is empty.
   return {info->dlpi_addr, first ? executable_path() : std::string(info->dlpi_name),
-          build_id_in_memory(info)};
+          build_id_in_memory(info), first};
 }
 
 // Calls fn(object) for each loaded object until it returns true.
@@ -78,6 +83,7 @@ class module_table {
     r.path = std::move(obj.path);
     r.build_id = std::move(obj.build_id);
     r.base = obj.base;
+    r.main_program = obj.main_program;
     return r;
   }
 
@@ -113,6 +119,16 @@ class module_table {
   // Serializes loads so that two threads do not load one module twice.
   std::recursive_mutex load_mu;
 
+  void hold_for_fork(fork_phase phase) {
+    if (phase == fork_phase::acquire) {
+      apply_fork_phase(load_mu, phase);
+      apply_fork_phase(mu_, phase);
+    } else {
+      apply_fork_phase(mu_, phase);
+      apply_fork_phase(load_mu, phase);
+    }
+  }
+
  private:
   static std::uint64_t generation() {
     std::uint64_t gen = 0;
@@ -132,6 +148,8 @@ class module_table {
 };
 
 }  // namespace
+
+void hold_modules_for_fork(fork_phase phase) { module_table::instance().hold_for_fork(phase); }
 
 const std::unordered_map<std::uint64_t, std::string>& module_record::function_symbols() const {
   std::call_once(symbols_once_, [this] {

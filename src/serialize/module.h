@@ -19,6 +19,7 @@ struct module_record {
   std::string path;      // as loaded; /proc/self/exe resolved for the executable
   std::string build_id;  // raw bytes; never empty for a record handed out
   std::uintptr_t base;
+  bool main_program = false;  // the executable of this process
 
   // Function symbols (offset -> mangled name), read from the file on first
   // use by a function pointer.

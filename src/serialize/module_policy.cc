@@ -5,6 +5,7 @@
 #include <mutex>
 #include <system_error>
 
+#include "fork_guard.h"
 #include "module_policy_internal.h"
 #include "serialize/error.h"
 
@@ -57,6 +58,8 @@ void clear_allowed_modules() {
 }
 
 namespace detail {
+
+void hold_policy_for_fork(fork_phase phase) { apply_fork_phase(the_policy().mu, phase); }
 
 std::vector<std::string> allowed_candidates(const std::string& path) {
   const std::vector<fs::path> allowed = allowed_modules();

@@ -13,6 +13,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "fork_guard.h"
 #include "module.h"
 
 namespace ferry::detail {
@@ -45,6 +46,7 @@ class registry {
       }
     }
   }
+  void hold_for_fork(fork_phase phase) { apply_fork_phase(mu_, phase); }
   std::vector<const registry_entry*> named(std::string_view name) const {
     std::shared_lock lock(mu_);
     auto it = names_.find(absl::string_view(name.data(), name.size()));
@@ -63,6 +65,8 @@ class registry {
 };
 
 }  // namespace
+
+void hold_registry_for_fork(fork_phase phase) { registry::instance().hold_for_fork(phase); }
 
 std::uint64_t type_hash(const char* type_name, const char* signature) {
   return fnv1a(fnv1a(0xcbf29ce484222325ULL, type_name) * 0x100000001b3ULL, signature);

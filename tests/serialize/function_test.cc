@@ -2,8 +2,12 @@
 //
 // ferry::function itself: emptiness, copies, nesting, and the errors of
 // decoding a function.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -191,4 +195,26 @@ TEST(Function, ConcurrentDumpsAndCalls) {
   }
   for (auto& th : threads) th.join();
   for (int v : ok) EXPECT_EQ(v, 200);
+}
+
+TEST(Function, ForkWhileAnotherThreadSerializes) {
+  // ferry's locks are taken around fork(), so a child forked while another
+  // thread is inside dumps/loads can use them (a leaked lock would hang it).
+  ferry::function<int(int)> f = ferry::closure([](int k, int x) { return k * x; }, 3);
+  std::atomic<bool> stop{false};
+  std::thread busy([&] {
+    while (!stop) (void)round_trip(f)(1);
+  });
+  for (int i = 0; i < 20; ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      alarm(5);  // a deadlock ends the child with SIGALRM
+      _exit(round_trip(f)(2) == 6 ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child " << i << " status " << status;
+  }
+  stop = true;
+  busy.join();
 }

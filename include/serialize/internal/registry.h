@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <typeinfo>
 
 #include "serialize/archive.h"
@@ -20,8 +21,20 @@
 
 namespace ferry::detail {
 
+// The signature-independent face of every callable held by a function.
+class callable_any {
+ public:
+  virtual ~callable_any() = default;
+  // Reads the arguments from `in`, calls, writes the result to `out`: how a
+  // worker process runs a task without knowing its types (the code doing
+  // it is instantiated in the callable's own module). Throws
+  // ferry::not_shippable_error if the signature's arguments or result cannot
+  // be serialized, and whatever the call throws.
+  virtual void call_serialized(input_archive& in, output_archive& out) const = 0;
+};
+
 struct FERRY_EXPORT registry_entry {
-  using make_fn = void* (*)(input_archive&);
+  using make_fn = callable_any* (*)(input_archive&);
 
   // Registers the entry; called during the module's static initialization.
   // stable_name is null unless F was made with ferry::named.
@@ -42,7 +55,7 @@ struct FERRY_EXPORT registry_entry {
 
 // Defined by function.h: reads F's state and returns a new model for Sig.
 template <class F, class Sig>
-void* make_callable(input_archive& ar);
+callable_any* make_callable(input_archive& ar);
 
 // ferry::named specializes this (serialize/named.h).
 template <class F>
@@ -65,7 +78,8 @@ FERRY_EXPORT void write_entry(output_archive& ar, const registry_entry& entry);
 // Reads an identity written by write_entry, after its tag, and returns the
 // registered entry, loading its module if the policy allows. Throws the
 // module errors, ferry::unknown_key_error, ferry::type_mismatch_error (entry
-// is for another signature than `signature`) and ferry::format_error.
+// is for another signature than `signature`; null accepts any) and
+// ferry::format_error.
 FERRY_EXPORT const registry_entry& read_entry(input_archive& ar, wire::function_tag tag,
                                               const char* signature);
 
@@ -77,6 +91,14 @@ FERRY_EXPORT void write_code_address(output_archive& ar, const void* code,
 // Returns the address of a function whose symbol starts exactly there and
 // whose parameter list matches `function_type` (typeid(R(Args...)).name()).
 FERRY_EXPORT const void* read_code_address(input_archive& ar, const char* function_type);
+
+// Reads a ferry::function of any signature (tag, identity, state); null for
+// an empty one. Throws like read_entry.
+FERRY_EXPORT std::shared_ptr<const callable_any> load_any_function(input_archive& ar);
+
+// Whether the payload written so far names the main executable: code there
+// cannot be loaded by a process running another program.
+FERRY_EXPORT bool names_main_program(output_archive& ar);
 
 // Bounds the nesting of ferry::function values being decoded.
 class FERRY_EXPORT depth_guard {
