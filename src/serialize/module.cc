@@ -52,9 +52,18 @@ loaded_object describe(const dl_phdr_info* info, bool first) {
           build_id_in_memory(info), first};
 }
 
+// glibc does not reset the lock dl_iterate_phdr holds when another thread
+// forks meanwhile, so a child forked then would hang in its next call. Every
+// call here is made under this mutex, which fork_guard takes around fork().
+std::mutex& phdr_mutex() {
+  static auto* mu = new std::mutex;
+  return *mu;
+}
+
 // Calls fn(object) for each loaded object until it returns true.
 template <class Fn>
 bool for_each_object(Fn fn) {
+  std::lock_guard lock(phdr_mutex());
   struct state {
     Fn* fn;
     int index;
@@ -123,7 +132,9 @@ class module_table {
     if (phase == fork_phase::acquire) {
       apply_fork_phase(load_mu, phase);
       apply_fork_phase(mu_, phase);
+      apply_fork_phase(phdr_mutex(), phase);
     } else {
+      apply_fork_phase(phdr_mutex(), phase);
       apply_fork_phase(mu_, phase);
       apply_fork_phase(load_mu, phase);
     }
@@ -131,6 +142,7 @@ class module_table {
 
  private:
   static std::uint64_t generation() {
+    std::lock_guard lock(phdr_mutex());
     std::uint64_t gen = 0;
     dl_iterate_phdr(
         [](dl_phdr_info* info, std::size_t, void* data) -> int {
