@@ -82,6 +82,13 @@ class input_archive : public cereal::InputArchive<input_archive, cereal::AllowEm
     pos_ += size;
   }
 
+  // Moves past `size` bytes; throws ferry::format_error if fewer are left.
+  void skip(std::size_t size) {
+    if (size > remaining()) [[unlikely]]
+      detail::throw_truncated(offset(), size, remaining());
+    pos_ += size;
+  }
+
   std::size_t remaining() const noexcept { return static_cast<std::size_t>(end_ - pos_); }
 
   // Position of the next byte, counted from the start of the frame.

@@ -90,8 +90,12 @@ class callable_base : public callable_any {
   }
 };
 
+// Hidden, like registration: each module must use its own copy, whose save()
+// names that module's registration. A shared copy (say of the model for a
+// plain function pointer type) would be bound by the dynamic linker to
+// whichever module came first, attributing the code to that module.
 template <class F, class R, class... Args>
-class callable_model final : public callable_base<R, Args...> {
+class FERRY_HIDDEN callable_model final : public callable_base<R, Args...> {
  public:
   explicit callable_model(F f) : f_(std::move(f)) {}
 
@@ -122,7 +126,7 @@ struct signature_traits<R(Args...)> {
 };
 
 template <class F, class Signature>
-callable_any* make_callable(input_archive& ar) {
+callable_any* callable_maker<F, Signature>::make(input_archive& ar) {
   using traits = signature_traits<Signature>;
   typename traits::base* made = new typename traits::template model<F>(load_state<F>(ar));
   return made;

@@ -141,4 +141,26 @@ std::unordered_map<std::uint64_t, std::string> function_symbols(const std::strin
   return symbols;
 }
 
+bool imports_symbol(const std::string& path, std::string_view wanted) {
+  const mapped_file file(path);
+  const Elf64_Ehdr eh = header_of(file);
+  for (std::uint64_t i = 0; i < eh.e_shnum; ++i) {
+    const auto sh = file.read<Elf64_Shdr>(eh.e_shoff + i * sizeof(Elf64_Shdr));
+    if (!sh) break;
+    if (sh->sh_type != SHT_DYNSYM || sh->sh_link >= eh.e_shnum) continue;
+    const auto strtab = file.read<Elf64_Shdr>(eh.e_shoff + std::uint64_t{sh->sh_link} * sizeof(Elf64_Shdr));
+    const unsigned char* names = strtab ? file.at(strtab->sh_offset, strtab->sh_size) : nullptr;
+    if (names == nullptr) continue;
+    for (std::uint64_t s = 0; s + sizeof(Elf64_Sym) <= sh->sh_size; s += sizeof(Elf64_Sym)) {
+      const auto sym = file.read<Elf64_Sym>(sh->sh_offset + s);
+      if (!sym) break;
+      if (sym->st_shndx != SHN_UNDEF || sym->st_name >= strtab->sh_size) continue;
+      const char* name = reinterpret_cast<const char*>(names + sym->st_name);
+      if (std::string_view(name, ::strnlen(name, strtab->sh_size - sym->st_name)) == wanted)
+        return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace ferry::detail::elf

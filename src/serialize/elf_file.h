@@ -30,6 +30,10 @@ file_facts inspect(const std::string& path);
 // .dynsym: offset from the load base -> mangled name. Throws like inspect.
 std::unordered_map<std::uint64_t, std::string> function_symbols(const std::string& path);
 
+// Whether the file's dynamic symbol table has an undefined (imported)
+// symbol of this exact name. Throws like inspect.
+bool imports_symbol(const std::string& path, std::string_view name);
+
 }  // namespace ferry::detail::elf
 
 #endif  // FERRY_SRC_SERIALIZE_ELF_FILE_H_

@@ -1,6 +1,8 @@
 // Copyright ferry authors.
 #include "module.h"
 
+#include "serialize/internal/registry.h"
+
 #include <link.h>
 #include <unistd.h>
 
@@ -256,6 +258,14 @@ const module_record& resolve_module(const std::string& path, std::string_view bu
                                            to_hex(build_id) + " appeared");
   }
   throw build_id_mismatch_error(path, to_hex(build_id), found_other);
+}
+
+bool program_imports(const char* mangled) noexcept {
+  try {
+    return elf::imports_symbol(executable_path(), mangled);
+  } catch (...) {
+    return false;
+  }
 }
 
 std::string to_hex(std::string_view bytes) {

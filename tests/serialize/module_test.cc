@@ -102,6 +102,17 @@ TEST_F(ModulePolicy, AllowedDirectoryLoadsThePlugin) {
   EXPECT_EQ(ferry::loads<int_fn>(closure)(1), 4);
 }
 
+TEST_F(ModulePolicy, PluginCodeIsAttributedToThePlugin) {
+  // This executable instantiates the model for int(*)(int) too; the plugin's
+  // function must still name the plugin, not whichever copy the dynamic
+  // linker bound first.
+  ferry::function<int(int)> here = +[](int x) { return x; };
+  ASSERT_TRUE(here);
+  const std::string bytes = bytes_from_plugin(plugin, "pointer");
+  const auto l = ferry::testing::layout_of(bytes);
+  EXPECT_EQ(fs::path(bytes.substr(l.path_at, l.path_size)).filename(), plugin.filename());
+}
+
 TEST_F(ModulePolicy, AllowedFileLoadsThePlugin) {
   const std::string bytes = bytes_from_plugin(plugin, "lambda");
   ferry::allow_module(plugin);

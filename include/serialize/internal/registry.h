@@ -53,9 +53,14 @@ struct FERRY_EXPORT registry_entry {
   mutable std::atomic<const module_record*> module{nullptr};  // found on first dumps
 };
 
-// Defined by function.h: reads F's state and returns a new model for Sig.
+// make() is defined by function.h: reads F's state and returns a new model
+// for Sig. A member of a hidden class rather than a free function template:
+// GCC gives a function template with an explicit visibility attribute weak
+// linkage even for lambda arguments, merging two files' lambdas of one name.
 template <class F, class Sig>
-callable_any* make_callable(input_archive& ar);
+struct FERRY_HIDDEN callable_maker {
+  static callable_any* make(input_archive& ar);
+};
 
 // ferry::named specializes this (serialize/named.h).
 template <class F>
@@ -68,7 +73,7 @@ struct FERRY_HIDDEN registration {
 
 template <class F, class Sig>
 const registry_entry registration<F, Sig>::entry{typeid(F).name(), typeid(Sig).name(),
-                                                 &make_callable<F, Sig>, stable_name_of<F>};
+                                                 &callable_maker<F, Sig>::make, stable_name_of<F>};
 
 // Writes the tag and identity of `entry`: module reference, key and type
 // hash, or for a named entry its name and module path. Throws
@@ -99,6 +104,10 @@ FERRY_EXPORT std::shared_ptr<const callable_any> load_any_function(input_archive
 // Whether the payload written so far names the main executable: code there
 // cannot be loaded by a process running another program.
 FERRY_EXPORT bool names_main_program(output_archive& ar);
+
+// Whether this process's executable imports the dynamic symbol `mangled`
+// (it calls that function of a shared library). False if it cannot tell.
+FERRY_EXPORT bool program_imports(const char* mangled) noexcept;
 
 // Bounds the nesting of ferry::function values being decoded.
 class FERRY_EXPORT depth_guard {

@@ -1,0 +1,82 @@
+// Copyright ferry authors.
+//
+// The errors of the executor, all derived from ferry::error. A task's own
+// exception is rethrown by future::get() as the same type when it is one of
+// the standard exception types (std::runtime_error, std::logic_error,
+// std::invalid_argument, std::out_of_range, std::domain_error,
+// std::length_error, std::range_error, std::overflow_error,
+// std::underflow_error, std::bad_alloc); any other exception arrives as
+// ferry::task_error naming the original type. docs/api/errors.md lists when
+// each happens and what to do.
+#ifndef FERRY_EXECUTOR_ERRORS_H_
+#define FERRY_EXECUTOR_ERRORS_H_
+
+#include <string>
+
+#include "serialize/error.h"
+
+namespace ferry {
+
+// A task threw an exception of a type that is not rethrown as itself.
+class FERRY_EXPORT task_error : public error {
+ public:
+  task_error(std::string type_name, std::string message);
+  ~task_error() override;
+  // The demangled type of what the task threw, e.g. "my::parse_error".
+  const std::string& type_name() const noexcept { return type_name_; }
+  // Its what(), or "" for a type without one.
+  const std::string& message() const noexcept { return message_; }
+
+ private:
+  std::string type_name_;
+  std::string message_;
+};
+
+// The worker process running the task exited or was killed. The message
+// names the cause, e.g. "killed by signal 11 (SIGSEGV)" or "exited with
+// status 3".
+class FERRY_EXPORT worker_died_error : public error {
+ public:
+  worker_died_error(int pid, std::string cause);
+  ~worker_died_error() override;
+  int pid() const noexcept { return pid_; }
+  const std::string& cause() const noexcept { return cause_; }
+
+ private:
+  int pid_;
+  std::string cause_;
+};
+
+// A worker could not be started, or exited before it was ready (for the
+// spawn method: the program does not call ferry::serve_if_worker).
+class FERRY_EXPORT worker_start_error : public error {
+ public:
+  explicit worker_start_error(const std::string& message);
+  ~worker_start_error() override;
+};
+
+// The task ran longer than pool_options::task_timeout; its worker was killed.
+class FERRY_EXPORT task_timeout_error : public error {
+ public:
+  explicit task_timeout_error(const std::string& message);
+  ~task_timeout_error() override;
+};
+
+// The task was cancelled before it was sent to a worker.
+class FERRY_EXPORT cancelled_error : public error {
+ public:
+  cancelled_error();
+  ~cancelled_error() override;
+};
+
+// The pool was shut down: submit after shutdown, or a pending task cancelled
+// by shutdown(wait, cancel_pending = true).
+class FERRY_EXPORT pool_shutdown_error : public error {
+ public:
+  explicit pool_shutdown_error(const std::string& message);
+  ~pool_shutdown_error() override;
+};
+
+}  // namespace ferry
+
+#endif  // FERRY_EXECUTOR_ERRORS_H_

@@ -1,0 +1,231 @@
+// Copyright ferry authors.
+//
+// ferry::future<T>: the result of a task submitted to a process_pool.
+//
+//   ferry::future<int> f = pool.submit([](int x) { return x * 2; }, 21);
+//   f.get();  // 42, or the task's exception
+//
+// A future is a shared handle, like std::shared_future: copies refer to the
+// same result and every copy may call get(). All members may be called from
+// any thread. get() decodes the result each time it is called; T must be
+// default-constructible and cereal-serializable (or void).
+#ifndef FERRY_EXECUTOR_FUTURE_H_
+#define FERRY_EXECUTOR_FUTURE_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+#include "executor/errors.h"
+#include "serialize/archive.h"
+#include "serialize/internal/config.h"
+
+namespace ferry {
+namespace detail {
+
+// The bytes of a result message; they may live in shared memory.
+class FERRY_EXPORT result_bytes {
+ public:
+  virtual ~result_bytes();
+  virtual std::string_view view() const noexcept = 0;
+};
+
+// The untyped state shared by a future and the pool.
+class FERRY_EXPORT future_state {
+ public:
+  future_state();
+  ~future_state();
+  // pending -> running. False if it was cancelled (or failed) before.
+  bool start();
+  // pending -> finished with ferry::cancelled_error. False once running.
+  bool cancel();
+  // -> finished with result bytes, or with an error; later calls are ignored.
+  void finish(std::shared_ptr<const result_bytes> bytes);
+  void fail(std::exception_ptr error);
+
+  void wait() const;
+  bool wait_until(std::chrono::steady_clock::time_point deadline) const;
+  bool ready() const;
+  // Runs cb once finished: at once on this thread if it is, else on the
+  // thread that finishes it (the pool's manager thread; keep cb short).
+  void on_done(std::function<void()> cb);
+
+  // Valid once finished.
+  std::exception_ptr error() const;
+  std::shared_ptr<const result_bytes> bytes() const;
+
+ private:
+  void complete(std::unique_lock<std::mutex>& lock);
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  enum class phase { pending, running, finished } phase_ = phase::pending;
+  std::shared_ptr<const result_bytes> bytes_;
+  std::exception_ptr error_;
+  std::vector<std::function<void()>> callbacks_;
+};
+
+// Waits for state, rethrows its error, and returns the views of its result
+// items (each a status byte and its value or exception record). Throws
+// ferry::error if the result does not hold `expected` items.
+FERRY_EXPORT std::vector<std::string_view> split_items(const future_state& state,
+                                                       std::uint32_t expected);
+
+// Reads the exception record of a failed item and throws it.
+[[noreturn]] FERRY_EXPORT void rethrow_task_exception(input_archive& ar);
+
+// Each item of a result: u8 status (0 value, 1 exception), then the value
+// or the exception record.
+template <class T>
+T read_item(input_archive& ar) {
+  std::uint8_t status;
+  ar(status);
+  if (status != 0) rethrow_task_exception(ar);
+  if constexpr (!std::is_void_v<T>) {
+    T value{};
+    ar(value);
+    return value;
+  }
+}
+
+}  // namespace detail
+
+template <class T>
+class future {
+ public:
+  // An invalid future; only valid() may be called.
+  future() = default;
+  explicit future(std::shared_ptr<detail::future_state> state) : state_(std::move(state)) {}
+
+  bool valid() const noexcept { return state_ != nullptr; }
+
+  // Waits, then returns the result or throws the task's exception (see
+  // executor/errors.h), ferry::worker_died_error, ferry::task_timeout_error,
+  // ferry::cancelled_error, ferry::pool_shutdown_error, or the error that
+  // kept the task from being sent (ferry::not_shippable_error, ...).
+  T get() const {
+    input_archive ar(detail::split_items(*state_, 1).front());
+    return detail::read_item<T>(ar);
+  }
+
+  void wait() const { state_->wait(); }
+
+  template <class Rep, class Period>
+  std::future_status wait_for(const std::chrono::duration<Rep, Period>& timeout) const {
+    return state_->wait_until(std::chrono::steady_clock::now() + timeout) ? std::future_status::ready
+                                                                          : std::future_status::timeout;
+  }
+
+  bool ready() const { return state_->ready(); }
+
+  // Cancels the task if it has not been sent to a worker yet; its get()
+  // then throws ferry::cancelled_error. Returns whether it was cancelled.
+  bool cancel() { return state_->cancel(); }
+
+  // Calls cb(*this) once the task is finished (see future_state::on_done).
+  void on_done(std::function<void(const future&)> cb) const {
+    state_->on_done([self = *this, cb = std::move(cb)] { cb(self); });
+  }
+
+ private:
+  std::shared_ptr<detail::future_state> state_;
+};
+
+// Waits until every future is finished.
+template <class Futures>
+void wait_all(const Futures& futures) {
+  for (const auto& f : futures) f.wait();
+}
+
+// Waits until every future is finished or the timeout passes; returns
+// whether all are finished.
+template <class Futures, class Rep, class Period>
+bool wait_all(const Futures& futures, const std::chrono::duration<Rep, Period>& timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (const auto& f : futures)
+    if (f.wait_for(deadline - std::chrono::steady_clock::now()) != std::future_status::ready)
+      return false;
+  return true;
+}
+
+// The futures in the order they finish, lazily: iterating blocks until the
+// next one is finished.
+//
+//   for (ferry::future<int> f : ferry::as_completed(futures)) use(f.get());
+template <class T>
+class completion_order {
+  struct shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::size_t> finished;
+  };
+
+ public:
+  explicit completion_order(std::vector<future<T>> futures)
+      : futures_(std::move(futures)), shared_(std::make_shared<shared>()) {
+    for (std::size_t i = 0; i < futures_.size(); ++i) {
+      futures_[i].on_done([s = shared_, i](const future<T>&) {
+        std::lock_guard lock(s->mu);
+        s->finished.push_back(i);
+        s->cv.notify_all();
+      });
+    }
+  }
+
+  class iterator {
+   public:
+    using value_type = future<T>;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    explicit iterator(completion_order* owner) : owner_(owner) { advance(); }
+    const future<T>& operator*() const { return current_; }
+    iterator& operator++() {
+      advance();
+      return *this;
+    }
+    void operator++(int) { advance(); }
+    bool operator==(std::default_sentinel_t) const { return owner_ == nullptr; }
+
+   private:
+    void advance() {
+      if (owner_ == nullptr) return;
+      if (owner_->taken_ == owner_->futures_.size()) {
+        owner_ = nullptr;
+        return;
+      }
+      std::unique_lock lock(owner_->shared_->mu);
+      owner_->shared_->cv.wait(lock, [&] { return !owner_->shared_->finished.empty(); });
+      current_ = owner_->futures_[owner_->shared_->finished.front()];
+      owner_->shared_->finished.pop_front();
+      ++owner_->taken_;
+    }
+    completion_order* owner_ = nullptr;
+    future<T> current_;
+  };
+
+  iterator begin() { return iterator(this); }
+  std::default_sentinel_t end() { return {}; }
+
+ private:
+  std::vector<future<T>> futures_;
+  std::shared_ptr<shared> shared_;
+  std::size_t taken_ = 0;
+};
+
+template <class T>
+completion_order<T> as_completed(std::vector<future<T>> futures) {
+  return completion_order<T>(std::move(futures));
+}
+
+}  // namespace ferry
+
+#endif  // FERRY_EXECUTOR_FUTURE_H_

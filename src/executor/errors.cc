@@ -1,0 +1,32 @@
+// Copyright ferry authors.
+#include "executor/errors.h"
+
+#include <utility>
+
+namespace ferry {
+
+task_error::task_error(std::string type_name, std::string message)
+    : error("ferry: the task threw " + type_name + (message.empty() ? "" : ": " + message)),
+      type_name_(std::move(type_name)),
+      message_(std::move(message)) {}
+task_error::~task_error() = default;
+
+worker_died_error::worker_died_error(int pid, std::string cause)
+    : error("ferry: the worker process " + std::to_string(pid) + " running the task " + cause),
+      pid_(pid),
+      cause_(std::move(cause)) {}
+worker_died_error::~worker_died_error() = default;
+
+worker_start_error::worker_start_error(const std::string& message) : error(message) {}
+worker_start_error::~worker_start_error() = default;
+
+task_timeout_error::task_timeout_error(const std::string& message) : error(message) {}
+task_timeout_error::~task_timeout_error() = default;
+
+cancelled_error::cancelled_error() : error("ferry: the task was cancelled before it started") {}
+cancelled_error::~cancelled_error() = default;
+
+pool_shutdown_error::pool_shutdown_error(const std::string& message) : error(message) {}
+pool_shutdown_error::~pool_shutdown_error() = default;
+
+}  // namespace ferry

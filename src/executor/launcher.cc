@@ -1,0 +1,115 @@
+// Copyright ferry authors.
+#include "launcher.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "executor/errors.h"
+#include "worker_main.h"
+
+extern char** environ;
+
+namespace ferry::detail {
+namespace {
+
+[[noreturn]] void fail(const std::string& what) {
+  throw worker_start_error("ferry: cannot start a worker: " + what + ": " + std::strerror(errno));
+}
+
+pid_t spawn_program(const std::string& program, int child_socket) {
+  // The child finds its socket at descriptor 3.
+  constexpr int child_fd = 3;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (child_socket == child_fd) {
+    ::fcntl(child_socket, F_SETFD, 0);  // dup2 onto itself would keep close-on-exec
+  } else {
+    posix_spawn_file_actions_adddup2(&actions, child_socket, child_fd);
+  }
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "FERRY_WORKER_FD=", 16) != 0 && std::strncmp(*e, "FERRY_PARENT_PID=", 17) != 0)
+      env_strings.emplace_back(*e);
+  }
+  env_strings.push_back(std::string(worker_fd_variable) + "=" + std::to_string(child_fd));
+  env_strings.push_back(std::string(parent_pid_variable) + "=" + std::to_string(::getpid()));
+  std::vector<char*> envp;
+  for (std::string& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string arg0 = program;
+  std::string arg1 = "--ferry-worker";
+  char* argv[] = {arg0.data(), arg1.data(), nullptr};
+  pid_t pid = 0;
+  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    errno = rc;
+    fail("posix_spawn of '" + program + "'");
+  }
+  return pid;
+}
+
+}  // namespace
+
+launched_worker launch_worker(start_method method, const std::string& program,
+                              const std::vector<int>& close_in_child) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) fail("socketpair");
+  pid_t pid = 0;
+  if (method == start_method::fork) {
+    pid = ::fork();
+    if (pid < 0) {
+      const int e = errno;
+      ::close(sv[0]);
+      ::close(sv[1]);
+      errno = e;
+      fail("fork");
+    }
+    if (pid == 0) {
+      ::close(sv[0]);
+      for (int fd : close_in_child) ::close(fd);
+      serve_forked(sv[1]);
+    }
+  } else {
+    try {
+      pid = spawn_program(program, sv[1]);
+    } catch (...) {
+      ::close(sv[0]);
+      ::close(sv[1]);
+      throw;
+    }
+  }
+  ::close(sv[1]);
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) {
+    const int e = errno;
+    ::kill(pid, SIGKILL);
+    ::close(sv[0]);
+    errno = e;
+    fail("pidfd_open");
+  }
+  ::fcntl(sv[0], F_SETFL, ::fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+  return {pid, sv[0], pidfd};
+}
+
+std::string default_worker_program() {
+  if (const char* env = std::getenv("FERRY_WORKER")) return env;
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<const void*>(&default_worker_program), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    return (std::filesystem::path(info.dli_fname).parent_path() / "ferry-worker").string();
+  }
+  return "ferry-worker";
+}
+
+}  // namespace ferry::detail

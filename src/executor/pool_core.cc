@@ -1,0 +1,396 @@
+// Copyright ferry authors.
+#include "pool_core.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cereal/types/map.hpp>
+#include <cereal/types/string.hpp>
+#include <cereal/types/vector.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+
+#include "executor/errors.h"
+#include "executor/process_pool.h"
+#include "executor/worker.h"
+#include "launcher.h"
+#include "protocol.h"
+#include "serialize/module_policy.h"
+
+namespace ferry::detail {
+namespace {
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* abbrev = ::sigabbrev_np(sig);
+    return "was killed by signal " + std::to_string(sig) +
+           (abbrev != nullptr ? std::string(" (SIG") + abbrev + ")" : std::string());
+  }
+  return "ended with wait status " + std::to_string(status);
+}
+
+}  // namespace
+
+pool_core::pool_core(pool_options options)
+    : options_(std::move(options)),
+      program_(options_.start == start_method::plugin
+                   ? (options_.worker_program.empty() ? default_worker_program()
+                                                      : options_.worker_program.string())
+                   : std::string("/proc/self/exe")),
+      max_workers_(options_.max_workers != 0 ? options_.max_workers : cpu_count()) {
+  if (is_worker_process())
+    throw error("ferry: a process_pool cannot be created inside a pool's worker process; "
+                "nested pools are not supported");
+  if (options_.start == start_method::plugin && ::access(program_.c_str(), X_OK) != 0)
+    throw worker_start_error("ferry: the worker program '" + program_ +
+                             "' for start_method::plugin is not an executable file; set "
+                             "pool_options::worker_program or $FERRY_WORKER");
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) throw error(std::string("ferry: eventfd: ") + std::strerror(errno));
+  manager_ = std::thread(&pool_core::run, this);
+}
+
+pool_core::~pool_core() {
+  shutdown(true, false);
+  ::close(wake_fd_);
+}
+
+std::shared_ptr<future_state> pool_core::submit(std::string message, bool names_main_program) {
+  if (names_main_program && options_.start == start_method::plugin) {
+    return failed_state(std::make_exception_ptr(not_shippable_error(
+        "ferry: the task's code is in the main executable, which a plugin worker "
+        "(ferry-worker) cannot load; put the code in a shared library, or use "
+        "start_method::spawn or start_method::fork")));
+  }
+  auto state = std::make_shared<future_state>();
+  {
+    std::lock_guard lock(mu_);
+    if (shutdown_) throw pool_shutdown_error("ferry: submit after the pool was shut down");
+    pending_.push_back({next_id_++, std::move(message), state});
+  }
+  wake();
+  return state;
+}
+
+void pool_core::shutdown(bool wait, bool cancel_pending) {
+  std::deque<task> cancelled;
+  {
+    std::lock_guard lock(mu_);
+    shutdown_ = true;
+    if (cancel_pending) cancelled.swap(pending_);
+  }
+  for (task& t : cancelled)
+    t.state->fail(std::make_exception_ptr(
+        pool_shutdown_error("ferry: the task was cancelled because the pool was shut down")));
+  wake();
+  if (wait && std::this_thread::get_id() != manager_.get_id()) {
+    std::lock_guard lock(join_mu_);
+    if (manager_.joinable()) manager_.join();
+  }
+}
+
+bool pool_core::is_shutdown() const {
+  std::lock_guard lock(mu_);
+  return shutdown_;
+}
+
+void pool_core::resize(std::size_t max_workers) {
+  {
+    std::lock_guard lock(mu_);
+    max_workers_ = max_workers != 0 ? max_workers : cpu_count();
+  }
+  wake();
+}
+
+std::size_t pool_core::max_workers() const {
+  std::lock_guard lock(mu_);
+  return max_workers_;
+}
+
+std::vector<int> pool_core::worker_pids() const {
+  std::lock_guard lock(mu_);
+  return pids_;
+}
+
+void pool_core::wake() {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
+}
+
+void pool_core::publish_pids() {
+  std::vector<int> pids;
+  for (const auto& w : workers_) pids.push_back(w->pid);
+  std::lock_guard lock(mu_);
+  pids_ = std::move(pids);
+}
+
+void pool_core::fail_pending(std::exception_ptr error) {
+  std::deque<task> failed;
+  {
+    std::lock_guard lock(mu_);
+    failed.swap(pending_);
+  }
+  for (task& t : failed) t.state->fail(error);
+}
+
+std::string pool_core::hello_message() const {
+  std::string message(message_header_room, '\0');
+  output_archive ar(message);
+  std::vector<std::string> allowed;
+  for (const auto& p : allowed_modules()) allowed.push_back(p.string());
+  ar(options_.env, allowed, static_cast<std::uint64_t>(options_.max_message_size),
+     static_cast<std::uint64_t>(options_.shared_memory_threshold), options_.initializer);
+  return message;
+}
+
+void pool_core::start_worker() {
+  std::vector<int> inherited{wake_fd_};
+  for (const auto& w : workers_) {
+    inherited.push_back(w->socket);
+    inherited.push_back(w->pidfd);
+  }
+  launched_worker l{};
+  try {
+    l = launch_worker(options_.start, program_, inherited);
+  } catch (...) {
+    fail_pending(std::current_exception());
+    return;
+  }
+  auto& w = workers_.emplace_back(
+      std::make_unique<worker>(l.pid, l.socket, l.pidfd, options_.max_message_size));
+  try {
+    std::string hello = hello_message();
+    write_frame(w->socket, protocol::kind::hello, 0, hello, options_.shared_memory_threshold);
+  } catch (const std::exception& e) {
+    kill_worker(*w, std::string("could not be configured: ") + e.what());
+  }
+  publish_pids();
+}
+
+void pool_core::kill_worker(worker& w, std::string why) {
+  if (w.failure.empty()) w.failure = std::move(why);
+  ::kill(w.pid, SIGKILL);
+  w.state = worker::phase::retiring;
+}
+
+void pool_core::retire(worker& w) {
+  w.state = worker::phase::retiring;
+  try {
+    write_frame(w.socket, protocol::kind::exit, 0, std::string_view());
+  } catch (const protocol_error&) {
+    ::kill(w.pid, SIGKILL);
+  }
+}
+
+void pool_core::dispatch() {
+  std::unique_lock lock(mu_);
+  while (!pending_.empty()) {
+    auto idle = std::find_if(workers_.begin(), workers_.end(),
+                             [](const auto& w) { return w->state == worker::phase::idle; });
+    if (idle != workers_.end()) {
+      task t = std::move(pending_.front());
+      pending_.pop_front();
+      if (!t.state->start()) continue;  // cancelled while queued
+      lock.unlock();
+      worker& w = **idle;
+      try {
+        write_frame(w.socket, protocol::kind::task, t.id, t.message, options_.shared_memory_threshold);
+        t.message = std::string();  // the worker has it now
+        w.state = worker::phase::busy;
+        w.since = clock::now();
+        w.current = std::move(t);
+      } catch (const protocol_error& e) {
+        // The worker is gone: the task was never started (policy in docs/api/executor.md).
+        w.current = std::move(t);
+        kill_worker(w, std::string("closed its connection before it received the task (") +
+                           e.what() + ")");
+      }
+      lock.lock();
+      continue;
+    }
+    const auto alive = static_cast<std::size_t>(std::count_if(
+        workers_.begin(), workers_.end(), [](const auto& w) { return w->state != worker::phase::retiring; }));
+    const auto starting = static_cast<std::size_t>(std::count_if(
+        workers_.begin(), workers_.end(), [](const auto& w) { return w->state == worker::phase::starting; }));
+    if (starting >= pending_.size() || alive >= max_workers_) break;
+    lock.unlock();
+    start_worker();
+    lock.lock();
+  }
+}
+
+void pool_core::on_readable(worker& w) {
+  try {
+    for (;;) {
+      const auto got = w.reader.fill(w.socket, true);
+      while (std::optional<frame> f = w.reader.next()) {
+        switch (f->header.type) {
+          case protocol::kind::ready:
+            if (w.state == worker::phase::starting) {
+              w.state = worker::phase::idle;
+              w.since = clock::now();
+            }
+            break;
+          case protocol::kind::start_failed:
+            w.failure = std::string(f->body->view());
+            break;
+          case protocol::kind::result:
+            if (!w.current || w.current->id != f->header.id)
+              throw protocol_error("a result for a task the worker was not given");
+            w.current->state->finish(std::move(f->body));
+            w.current.reset();
+            ++w.tasks_done;
+            if (w.state == worker::phase::busy) {
+              w.state = worker::phase::idle;
+              w.since = clock::now();
+              if (options_.max_tasks_per_worker != 0 && w.tasks_done >= options_.max_tasks_per_worker)
+                retire(w);
+            }
+            break;
+          default:
+            throw protocol_error("a message of an unexpected kind from a worker");
+        }
+      }
+      if (got == frame_reader::fill_result::end) {
+        w.socket_closed = true;
+        return;
+      }
+      if (got == frame_reader::fill_result::nothing) return;
+    }
+  } catch (const protocol_error& e) {
+    w.socket_closed = true;
+    kill_worker(w, std::string("was killed by the pool after a protocol error: ") + e.what());
+  }
+}
+
+void pool_core::on_exit(worker& w) {
+  int status = 0;
+  while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!w.socket_closed) on_readable(w);  // a result written just before exiting
+  const std::string cause = w.failure.empty() ? describe_status(status) : w.failure;
+  if (w.current) {
+    if (w.timed_out) {
+      w.current->state->fail(std::make_exception_ptr(task_timeout_error(
+          "ferry: the task ran longer than the task_timeout of " +
+          std::to_string(options_.task_timeout->count()) + " ms; its worker was killed")));
+    } else {
+      w.current->state->fail(std::make_exception_ptr(worker_died_error(w.pid, cause)));
+    }
+    w.current.reset();
+  }
+  if (w.state == worker::phase::starting) {
+    std::string why;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == protocol::no_entry_point_status)
+      why = "the program does not call ferry::serve_if_worker(argc, argv) at the top of main";
+    else if (!w.failure.empty())
+      why = "its initializer failed: " + w.failure;
+    else
+      why = "it " + describe_status(status) + " before it was ready";
+    fail_pending(std::make_exception_ptr(worker_start_error("ferry: a worker could not start: " + why)));
+  }
+  ::close(w.socket);
+  ::close(w.pidfd);
+  w.pidfd = -1;
+}
+
+void pool_core::enforce_timers(clock::time_point now) {
+  std::size_t surplus = 0;
+  {
+    std::lock_guard lock(mu_);
+    const auto alive = static_cast<std::size_t>(std::count_if(
+        workers_.begin(), workers_.end(), [](const auto& w) { return w->state != worker::phase::retiring; }));
+    surplus = alive > max_workers_ ? alive - max_workers_ : 0;
+  }
+  for (auto& w : workers_) {
+    if (w->state == worker::phase::busy && options_.task_timeout && !w->timed_out &&
+        now - w->since >= *options_.task_timeout) {
+      w->timed_out = true;
+      ::kill(w->pid, SIGKILL);
+    }
+    if (w->state == worker::phase::idle &&
+        (surplus > 0 || now - w->since >= options_.idle_timeout)) {
+      if (surplus > 0) --surplus;
+      retire(*w);
+    }
+  }
+}
+
+int pool_core::poll_timeout_ms(clock::time_point now) const {
+  std::optional<clock::time_point> next;
+  auto consider = [&](clock::time_point t) { next = next ? std::min(*next, t) : t; };
+  for (const auto& w : workers_) {
+    if (w->state == worker::phase::busy && options_.task_timeout && !w->timed_out)
+      consider(w->since + *options_.task_timeout);
+    if (w->state == worker::phase::idle) consider(w->since + options_.idle_timeout);
+  }
+  if (!next) return -1;
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(*next - now).count();
+  return static_cast<int>(std::clamp<std::int64_t>(ms, 0, 60'000));
+}
+
+bool pool_core::finished_shutting_down() {
+  std::lock_guard lock(mu_);
+  if (!shutdown_ || !pending_.empty()) return false;
+  return std::none_of(workers_.begin(), workers_.end(),
+                      [](const auto& w) { return w->current.has_value(); });
+}
+
+void pool_core::stop_all_workers() {
+  for (auto& w : workers_)
+    if (w->state != worker::phase::retiring) retire(*w);
+  const auto deadline = clock::now() + std::chrono::seconds(5);
+  while (!workers_.empty()) {
+    std::vector<pollfd> fds;
+    for (const auto& w : workers_) fds.push_back({w->pidfd, POLLIN, 0});
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now()).count();
+    if (left <= 0) {
+      for (auto& w : workers_) ::kill(w->pid, SIGKILL);  // then reaped below
+    }
+    if (::poll(fds.data(), fds.size(), left > 0 ? static_cast<int>(left) : 100) < 0 && errno != EINTR)
+      break;
+    for (std::size_t i = 0; i < fds.size(); ++i)
+      if (fds[i].revents != 0) on_exit(*workers_[i]);
+    std::erase_if(workers_, [](const auto& w) { return w->pidfd < 0; });
+  }
+  publish_pids();
+}
+
+void pool_core::run() {
+  std::vector<pollfd> fds;
+  for (;;) {
+    dispatch();
+    if (finished_shutting_down()) break;
+    fds.clear();
+    fds.push_back({wake_fd_, POLLIN, 0});
+    for (const auto& w : workers_) {
+      fds.push_back({w->socket_closed ? -1 : w->socket, POLLIN, 0});
+      fds.push_back({w->pidfd, POLLIN, 0});
+    }
+    if (::poll(fds.data(), fds.size(), poll_timeout_ms(clock::now())) < 0 && errno != EINTR) break;
+    if (fds[0].revents != 0) {
+      std::uint64_t count;
+      [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &count, sizeof count);
+    }
+    const std::size_t n = workers_.size();  // workers started below are not in fds
+    for (std::size_t i = 0; i < n; ++i) {
+      worker& w = *workers_[i];
+      if (fds[1 + 2 * i].revents != 0) on_readable(w);
+      if (fds[2 + 2 * i].revents != 0) on_exit(w);
+    }
+    const std::size_t before = workers_.size();
+    std::erase_if(workers_, [](const auto& w) { return w->pidfd < 0; });
+    if (workers_.size() != before) publish_pids();
+    enforce_timers(clock::now());
+  }
+  stop_all_workers();
+}
+
+}  // namespace ferry::detail

@@ -1,0 +1,176 @@
+// Copyright ferry authors.
+//
+// A worker: read the hello (environment, allowed modules, initializer), say
+// ready, then run tasks until told to exit or the pool's end of the socket
+// closes. A task's code may live in a module this process loads on demand.
+#include "worker_main.h"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cereal/types/map.hpp>
+#include <cereal/types/string.hpp>
+#include <cereal/types/vector.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "executor/process_pool.h"
+#include "executor/worker.h"
+#include "frame_io.h"
+#include "serialize/function.h"
+#include "serialize/module_policy.h"
+#include "task_exception.h"
+
+namespace ferry {
+namespace detail {
+namespace {
+
+std::atomic<bool> worker_process{false};
+
+// Refuses to let a spawned program that cannot serve run its main logic.
+// Runs during the static initialization of this library, before main: it
+// can only check that the executable calls serve_if_worker at all.
+struct entry_point_check {
+  entry_point_check() {
+    if (std::getenv(worker_fd_variable) == nullptr) return;
+    if (program_imports("_ZN5ferry15serve_if_workerEiPPc")) return;
+    static constexpr char message[] =
+        "ferry: this program was started as a pool worker (start_method::spawn), but its "
+        "main() does not call ferry::serve_if_worker(argc, argv). Add that call as the first "
+        "statement of main, or use start_method::fork or start_method::plugin.\n";
+    [[maybe_unused]] const ssize_t n = ::write(2, message, sizeof message - 1);
+    ::_exit(protocol::no_entry_point_status);
+  }
+} check_entry_point;
+
+void append_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+
+// Runs every item of a task message; see protocol.h for the result layout.
+std::string run_task(std::string_view body) {
+  std::string out(message_header_room, '\0');
+  try {
+    input_archive in(body);
+    const std::shared_ptr<const callable_any> fn = load_any_function(in);
+    std::uint32_t count;
+    in(count);
+    if (fn == nullptr) throw error("ferry: the task's function is empty");
+    out.push_back(0);
+    out.append(reinterpret_cast<const char*>(&count), 4);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const std::size_t length_at = out.size();
+      append_u64(out, 0);
+      out.push_back(0);
+      try {
+        output_archive item(out);
+        fn->call_serialized(in, item);
+      } catch (...) {
+        out.resize(length_at + 8);
+        out.push_back(1);
+        output_archive item(out);
+        write_current_exception(item);
+      }
+      const std::uint64_t length = out.size() - length_at - 8;
+      std::memcpy(out.data() + length_at, &length, 8);
+    }
+  } catch (...) {
+    out.resize(message_header_room);
+    out.push_back(1);
+    output_archive whole(out);
+    write_current_exception(whole);
+  }
+  return out;
+}
+
+std::string describe_current_exception() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception that is not a std::exception";
+  }
+}
+
+int worker_loop(int fd) {
+  frame_reader reader(std::size_t{1} << 32);
+  std::size_t shared_memory_threshold = std::size_t{1} << 20;
+  try {
+    std::optional<frame> hello = reader.read_blocking(fd);
+    if (!hello || hello->header.type != protocol::kind::hello) return 2;
+    input_archive in(hello->body->view());
+    std::map<std::string, std::string> env;
+    std::vector<std::string> allowed;
+    std::uint64_t max_message = 0;
+    std::uint64_t threshold = 0;
+    in(env, allowed, max_message, threshold);
+    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
+    for (const std::string& path : allowed) allow_module(path);
+    reader.set_max_body(max_message);
+    shared_memory_threshold = threshold;
+    function<void()> initializer;
+    in(initializer);
+    if (initializer) initializer();
+  } catch (...) {
+    try {
+      write_frame(fd, protocol::kind::start_failed, 0, describe_current_exception());
+    } catch (...) {
+    }
+    return 1;
+  }
+  try {
+    write_frame(fd, protocol::kind::ready, 0, std::string_view());
+    for (;;) {
+      std::optional<frame> f = reader.read_blocking(fd);
+      if (!f || f->header.type == protocol::kind::exit) return 0;
+      if (f->header.type != protocol::kind::task) return 2;
+      const std::uint64_t id = f->header.id;
+      std::string result = run_task(f->body->view());
+      f.reset();  // unmap the arguments before the result is written
+      write_frame(fd, protocol::kind::result, id, result, shared_memory_threshold);
+    }
+  } catch (const protocol_error& e) {
+    std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());
+    return 2;
+  }
+}
+
+[[noreturn]] void serve(int fd) {
+  // Die with the pool: its manager thread started us.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  worker_process = true;
+  const int status = worker_loop(fd);
+  std::fflush(nullptr);
+  // Not exit(): the program's static destructors belong to the pool's process.
+  std::_Exit(status);
+}
+
+}  // namespace
+
+void serve_forked(int fd) { serve(fd); }
+
+}  // namespace detail
+
+void serve_if_worker(int /*argc*/, char** /*argv*/) {
+  const char* fd_text = std::getenv(detail::worker_fd_variable);
+  if (fd_text == nullptr) return;
+  const int fd = std::atoi(fd_text);
+  const char* parent_text = std::getenv(detail::parent_pid_variable);
+  const pid_t parent = parent_text != nullptr ? std::atoi(parent_text) : 0;
+  // Children of the task's own (a subprocess of this program) are not workers.
+  ::unsetenv(detail::worker_fd_variable);
+  ::unsetenv(detail::parent_pid_variable);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (parent != 0 && ::getppid() != parent) std::_Exit(1);  // the pool died before we got here
+  detail::serve(fd);
+}
+
+bool is_worker_process() noexcept { return detail::worker_process.load(); }
+
+}  // namespace ferry

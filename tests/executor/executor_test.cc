@@ -1,0 +1,379 @@
+// Copyright ferry authors.
+//
+// The executor's behaviour, run once per start method: ctest runs this
+// program with FERRY_TEST_START=spawn, fork and plugin. Every test ends by
+// checking that no child process of this test remains.
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <executor/executor.h>
+
+#include "test_tasks.h"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+ferry::start_method method() {
+  const char* m = std::getenv("FERRY_TEST_START");
+  const std::string s = m != nullptr ? m : "spawn";
+  if (s == "fork") return ferry::start_method::fork;
+  if (s == "plugin") return ferry::start_method::plugin;
+  return ferry::start_method::spawn;
+}
+
+ferry::pool_options options(std::size_t workers = 2) {
+  ferry::pool_options o;
+  o.max_workers = workers;
+  o.start = method();
+  o.worker_program = FERRY_TEST_WORKER_PROGRAM;
+  return o;
+}
+
+// Children of this process, from /proc/self/task/*/children.
+std::vector<int> children() {
+  std::vector<int> out;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      std::ifstream in(std::string("/proc/self/task/") + e->d_name + "/children");
+      int pid;
+      while (in >> pid) out.push_back(pid);
+    }
+    closedir(d);
+  }
+  return out;
+}
+
+template <class Error, class F>
+Error expect_error(F&& get) {
+  try {
+    get();
+  } catch (const Error& e) {
+    return e;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception: " << e.what();
+    throw;
+  }
+  ADD_FAILURE() << "no exception";
+  throw std::logic_error("no exception");
+}
+
+class Executor : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    // A pool that is gone has reaped every worker it started.
+    EXPECT_EQ(children(), std::vector<int>{}) << "worker processes left behind";
+  }
+};
+
+}  // namespace
+
+TEST_F(Executor, SubmitsEveryShippableKind) {
+  ferry::process_pool pool(options());
+  EXPECT_EQ(pool.submit(test_tasks::add(), 2, 3).get(), 5);
+  EXPECT_EQ(pool.submit(test_tasks::scale(7), 6).get(), 42);
+  EXPECT_EQ(pool.submit(test_tasks::greet("hello"), std::string("ferry")).get(), "hello, ferry");
+  EXPECT_DOUBLE_EQ(pool.submit(test_tasks::sum({1.5, 2.5})).get(), 4.0);
+  EXPECT_EQ(pool.submit(test_tasks::negate_pointer(), 9).get(), -9);
+  pool.submit(test_tasks::discard(), 1).get();  // void
+}
+
+TEST_F(Executor, MapKeepsInputOrder) {
+  ferry::process_pool pool(options());
+  std::vector<int> inputs;
+  for (int i = 0; i < 100; ++i) inputs.push_back(i);
+  for (std::size_t chunk : {1u, 7u, 256u}) {
+    const std::vector<int> out = pool.map(test_tasks::scale(3), inputs, chunk);
+    ASSERT_EQ(out.size(), inputs.size());
+    for (int i = 0; i < 100; ++i) EXPECT_EQ(out[i], 3 * i) << "chunksize " << chunk;
+  }
+  pool.map(test_tasks::discard(), inputs, 10);
+}
+
+TEST_F(Executor, MapRethrowsTheFirstFailureInOrder) {
+  ferry::process_pool pool(options());
+  const std::vector<std::string> kinds = {"none", "out_of_range", "runtime_error"};
+  EXPECT_THROW(pool.map(test_tasks::throw_std(), kinds, 1), std::out_of_range);
+}
+
+TEST_F(Executor, StdExceptionsKeepTheirType) {
+  ferry::process_pool pool(options());
+  auto run = [&](const char* kind) { return pool.submit(test_tasks::throw_std(), std::string(kind)); };
+  EXPECT_THROW(run("runtime_error").get(), std::runtime_error);
+  EXPECT_THROW(run("invalid_argument").get(), std::invalid_argument);
+  EXPECT_THROW(run("out_of_range").get(), std::out_of_range);
+  EXPECT_THROW(run("overflow_error").get(), std::overflow_error);
+  EXPECT_THROW(run("bad_alloc").get(), std::bad_alloc);
+  try {
+    run("logic_error").get();
+    FAIL();
+  } catch (const std::logic_error& e) {
+    EXPECT_EQ(typeid(e), typeid(std::logic_error));
+    EXPECT_STREQ(e.what(), "lg");
+  }
+}
+
+TEST_F(Executor, OtherExceptionsAreTaskErrors) {
+  ferry::process_pool pool(options());
+  auto custom = expect_error<ferry::task_error>([&] { pool.submit(test_tasks::throw_custom()).get(); });
+  EXPECT_EQ(custom.type_name(), "test_tasks::(anonymous namespace)::custom_error");
+  EXPECT_EQ(custom.message(), "custom failure");
+  auto thrown_int = expect_error<ferry::task_error>([&] { pool.submit(test_tasks::throw_int()).get(); });
+  EXPECT_EQ(thrown_int.type_name(), "int");
+}
+
+TEST_F(Executor, TenThousandTasksFromEightThreads) {
+  ferry::process_pool pool(options());
+  std::atomic<int> correct{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<ferry::future<int>> futures;
+      for (int i = 0; i < 1250; ++i) futures.push_back(pool.submit(test_tasks::add(), t, i));
+      for (int i = 0; i < 1250; ++i) correct += futures[i].get() == t + i;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(correct.load(), 10000);
+}
+
+TEST_F(Executor, CrashesFailOnlyTheirTask) {
+  ferry::process_pool pool(options());
+  const std::pair<const char*, const char*> crashes[] = {
+      {"abort", "signal 6 (SIGABRT)"}, {"segv", "signal 11 (SIGSEGV)"}, {"exit3", "exited with status 3"}};
+  for (const auto& [how, cause] : crashes) {
+    auto slow = pool.submit(test_tasks::sleep_ms(), 200);
+    auto e = expect_error<ferry::worker_died_error>(
+        [&] { pool.submit(test_tasks::crash(), std::string(how)).get(); });
+    EXPECT_NE(std::string(e.what()).find(cause), std::string::npos) << e.what();
+    EXPECT_GT(slow.get(), 0);                              // the other task completed
+    EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);  // and the pool serves
+  }
+}
+
+TEST_F(Executor, WorkerKilledFromOutside) {
+  ferry::process_pool pool(options(1));
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
+  const std::vector<int> pids = pool.worker_pids();
+  ASSERT_EQ(pids.size(), 1u);
+  auto victim = pool.submit(test_tasks::sleep_ms(), 10'000);
+  std::this_thread::sleep_for(100ms);
+  ::kill(pids[0], SIGKILL);
+  auto e = expect_error<ferry::worker_died_error>([&] { victim.get(); });
+  EXPECT_EQ(e.pid(), pids[0]);
+  EXPECT_NE(std::string(e.what()).find("SIGKILL"), std::string::npos) << e.what();
+  EXPECT_NE(pool.submit(test_tasks::pid()).get(), pids[0]);
+}
+
+TEST_F(Executor, OutOfMemoryWorkerDies) {
+  ferry::process_pool pool(options(1));
+  auto e = expect_error<ferry::worker_died_error>([&] { pool.submit(test_tasks::exhaust_memory()).get(); });
+  EXPECT_NE(std::string(e.what()).find("SIGABRT"), std::string::npos) << e.what();
+  EXPECT_EQ(pool.submit(test_tasks::add(), 2, 2).get(), 4);
+}
+
+TEST_F(Executor, TaskTimeoutKillsAndReplacesTheWorker) {
+  ferry::pool_options o = options(1);
+  o.task_timeout = 300ms;
+  ferry::process_pool pool(o);
+  const int first = pool.submit(test_tasks::pid()).get();
+  EXPECT_THROW(pool.submit(test_tasks::spin_forever()).get(), ferry::task_timeout_error);
+  const int second = pool.submit(test_tasks::pid()).get();
+  EXPECT_NE(first, second);
+}
+
+TEST_F(Executor, IdleWorkersExitAndThePoolRegrows) {
+  ferry::pool_options o = options(2);
+  o.idle_timeout = 200ms;
+  ferry::process_pool pool(o);
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 2).get(), 3);
+  EXPECT_FALSE(pool.worker_pids().empty());
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!pool.worker_pids().empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(pool.worker_pids().empty());
+  EXPECT_EQ(pool.submit(test_tasks::add(), 2, 2).get(), 4);
+}
+
+TEST_F(Executor, MaxTasksPerWorkerRecycles) {
+  ferry::pool_options o = options(1);
+  o.max_tasks_per_worker = 2;
+  ferry::process_pool pool(o);
+  std::vector<int> pids;
+  for (int i = 0; i < 6; ++i) pids.push_back(pool.submit(test_tasks::pid()).get());
+  EXPECT_EQ(pids[0], pids[1]);
+  EXPECT_NE(pids[1], pids[2]);
+  EXPECT_EQ(pids[2], pids[3]);
+  EXPECT_EQ(std::set<int>(pids.begin(), pids.end()).size(), 3u);
+}
+
+TEST_F(Executor, InitializerAndEnvironmentAreSeenByTasks) {
+  ferry::pool_options o = options(1);
+  o.initializer = test_tasks::initializer();
+  o.env["FERRY_TEST_VALUE"] = "from the pool";
+  ferry::process_pool pool(o);
+  EXPECT_TRUE(pool.submit(test_tasks::initialized()).get());
+  EXPECT_EQ(pool.submit(test_tasks::getenv(), std::string("FERRY_TEST_VALUE")).get(), "from the pool");
+}
+
+TEST_F(Executor, FailingInitializerIsAStartError) {
+  ferry::pool_options o = options(1);
+  o.initializer = test_tasks::failing_initializer();
+  ferry::process_pool pool(o);
+  auto e = expect_error<ferry::worker_start_error>([&] { pool.submit(test_tasks::add(), 1, 1).get(); });
+  EXPECT_NE(std::string(e.what()).find("initializer failed: no database"), std::string::npos) << e.what();
+}
+
+TEST_F(Executor, LargeArgumentsAndResultsUseSharedMemory) {
+  ferry::process_pool pool(options(1));
+  std::string big(3u << 20, 'x');
+  big[12345] = 'y';
+  EXPECT_EQ(pool.submit(test_tasks::echo(), big).get(), big);
+  EXPECT_EQ(pool.submit(test_tasks::length(), big).get(), big.size());
+}
+
+TEST_F(Executor, OversizedMessageFailsItsTask) {
+  ferry::pool_options o = options(1);
+  o.max_message_size = 1u << 20;
+  ferry::process_pool pool(o);
+  // The worker refuses the oversized task and is replaced; only that task fails.
+  auto big = pool.submit(test_tasks::length(), std::string(2u << 20, 'x'));
+  EXPECT_THROW(big.get(), ferry::worker_died_error);
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 2).get(), 3);
+}
+
+TEST_F(Executor, UnserializableArgumentFailsItsOwnFuture) {
+  ferry::process_pool pool(options(1));
+  // A function pointer with C linkage cannot be named in bytes.
+  int (*c_abs)(int) = &::abs;
+  ferry::function<int(int)> c_function = c_abs;
+  auto f = pool.submit(test_tasks::add(), 1, 2);
+  auto bad = pool.submit([](const ferry::function<int(int)>& g) { return g(1); }, c_function);
+  EXPECT_THROW(bad.get(), ferry::not_shippable_error);
+  EXPECT_EQ(f.get(), 3);
+}
+
+TEST_F(Executor, ShutdownCancellingPendingWork) {
+  ferry::process_pool pool(options(1));
+  auto running = pool.submit(test_tasks::sleep_ms(), 300);
+  std::this_thread::sleep_for(100ms);
+  std::vector<ferry::future<int>> pending;
+  for (int i = 0; i < 5; ++i) pending.push_back(pool.submit(test_tasks::add(), i, i));
+  pool.shutdown(true, true);
+  EXPECT_GT(running.get(), 0);
+  for (auto& f : pending) EXPECT_THROW(f.get(), ferry::pool_shutdown_error);
+  EXPECT_THROW(pool.submit(test_tasks::add(), 1, 1), ferry::pool_shutdown_error);
+}
+
+TEST_F(Executor, ShutdownRunsPendingWork) {
+  ferry::process_pool pool(options(1));
+  std::vector<ferry::future<int>> futures;
+  for (int i = 0; i < 20; ++i) futures.push_back(pool.submit(test_tasks::add(), i, 1));
+  pool.shutdown(true, false);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(futures[i].get(), i + 1);
+}
+
+TEST_F(Executor, DestructorWithWorkInFlightJoins) {
+  ferry::future<int> f;
+  {
+    ferry::process_pool pool(options(2));
+    f = pool.submit(test_tasks::sleep_ms(), 200);
+    pool.submit(test_tasks::sleep_ms(), 200);
+  }
+  EXPECT_TRUE(f.ready());
+  EXPECT_GT(f.get(), 0);
+}
+
+TEST_F(Executor, CancelOnlyBeforeSending) {
+  ferry::process_pool pool(options(1));
+  auto running = pool.submit(test_tasks::sleep_ms(), 300);
+  auto queued = pool.submit(test_tasks::add(), 1, 1);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_FALSE(running.cancel());
+  EXPECT_TRUE(queued.cancel());
+  EXPECT_THROW(queued.get(), ferry::cancelled_error);
+  EXPECT_GT(running.get(), 0);
+}
+
+TEST_F(Executor, WaitingAndCallbacks) {
+  ferry::process_pool pool(options(2));
+  auto slow = pool.submit(test_tasks::sleep_ms(), 400);
+  EXPECT_EQ(slow.wait_for(10ms), std::future_status::timeout);
+  EXPECT_FALSE(slow.ready());
+  std::atomic<int> called{0};
+  slow.on_done([&](const ferry::future<int>& f) { called += f.get() > 0; });
+  std::vector<ferry::future<int>> futures = {pool.submit(test_tasks::sleep_ms(), 300),
+                                             pool.submit(test_tasks::sleep_ms(), 10)};
+  std::vector<int> order;
+  for (const ferry::future<int>& f : ferry::as_completed(futures)) order.push_back(f.get());
+  EXPECT_EQ(order.size(), 2u);
+  EXPECT_FALSE(ferry::wait_all(std::vector{slow, pool.submit(test_tasks::sleep_ms(), 300)}, 1ms));
+  ferry::wait_all(std::vector{slow});
+  EXPECT_TRUE(slow.ready());
+  // Callbacks run on the manager thread after waiters are released.
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (called.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(called.load(), 1);
+}
+
+TEST_F(Executor, ReusableExecutorIsReusedAndResized) {
+  ferry::pool_options o = options(1);
+  ferry::process_pool a = ferry::get_reusable_executor(o);
+  EXPECT_EQ(a.submit(test_tasks::add(), 1, 2).get(), 3);
+  const std::vector<int> pids = a.worker_pids();
+  ferry::process_pool b = ferry::get_reusable_executor(o);
+  EXPECT_EQ(b.worker_pids(), pids);  // same pool, same workers
+  EXPECT_EQ(b.submit(test_tasks::pid()).get(), pids.at(0));
+  o.max_workers = 2;
+  ferry::process_pool c = ferry::get_reusable_executor(o);
+  EXPECT_EQ(c.max_workers(), 2u);
+  EXPECT_EQ(a.max_workers(), 2u);  // one pool
+  c.shutdown();
+  ferry::process_pool d = ferry::get_reusable_executor(o);
+  EXPECT_FALSE(d.is_shutdown());
+  EXPECT_EQ(d.submit(test_tasks::add(), 2, 2).get(), 4);
+  d.shutdown();
+}
+
+TEST_F(Executor, NestedPoolIsRefused) {
+  ferry::process_pool pool(options(1));
+  auto e = expect_error<ferry::task_error>([&] { pool.submit(test_tasks::nested_pool()).get(); });
+  EXPECT_NE(std::string(e.what()).find("nested pools are not supported"), std::string::npos) << e.what();
+}
+
+TEST_F(Executor, TasksKeepTheirOwnChildren) {
+  ferry::process_pool pool(options(1));
+  EXPECT_EQ(pool.submit(test_tasks::child_exit_status(), 7).get(), 7);
+}
+
+TEST_F(Executor, MainExecutableCodeUnderPlugin) {
+  ferry::process_pool pool(options(1));
+  auto f = pool.submit([](int x) { return x + 1; }, 1);  // code in this executable
+  if (method() == ferry::start_method::plugin) {
+    auto e = expect_error<ferry::not_shippable_error>([&] { f.get(); });
+    EXPECT_NE(std::string(e.what()).find("main executable"), std::string::npos) << e.what();
+  } else {
+    EXPECT_EQ(f.get(), 2);
+  }
+}
+
+int main(int argc, char** argv) {
+  ferry::serve_if_worker(argc, argv);
+  ferry::allow_module(FERRY_TEST_TASKS_DIR);  // plugin workers load the tasks from there
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

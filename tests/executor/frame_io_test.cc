@@ -1,0 +1,225 @@
+// Copyright ferry authors.
+//
+// Framing between pool and workers: one named test per edge case.
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "frame_io.h"
+
+using ferry::detail::frame_reader;
+using ferry::detail::protocol_error;
+using ferry::detail::write_frame;
+namespace protocol = ferry::detail::protocol;
+
+namespace {
+
+struct socket_pair {
+  int a, b;
+  socket_pair() {
+    int sv[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    a = sv[0];
+    b = sv[1];
+  }
+  ~socket_pair() {
+    if (a >= 0) ::close(a);
+    if (b >= 0) ::close(b);
+  }
+};
+
+std::string message(std::string_view body) {
+  std::string m(sizeof(protocol::header), '\0');
+  m += body;
+  return m;
+}
+
+std::string encoded(protocol::kind type, std::uint64_t id, std::string_view body) {
+  std::string m = message(body);
+  socket_pair s;
+  write_frame(s.a, type, id, m, 1u << 30);
+  return m;  // write_frame filled the header in place
+}
+
+}  // namespace
+
+TEST(FrameIo, RoundTrip) {
+  socket_pair s;
+  std::string m = message("hello");
+  write_frame(s.a, protocol::kind::task, 7, m, 1u << 20);
+  frame_reader r(1024);
+  auto f = r.read_blocking(s.b);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->header.type, protocol::kind::task);
+  EXPECT_EQ(f->header.id, 7u);
+  EXPECT_EQ(f->body->view(), "hello");
+}
+
+TEST(FrameIo, PartialReadsOneByteAtATime) {
+  socket_pair s;
+  const std::string bytes = encoded(protocol::kind::result, 3, "partial body");
+  frame_reader r(1024);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    EXPECT_FALSE(r.next()) << "a frame before byte " << i;
+    ASSERT_EQ(::write(s.a, bytes.data() + i, 1), 1);
+    EXPECT_EQ(r.fill(s.b, true), frame_reader::fill_result::data);
+  }
+  auto f = r.next();
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->body->view(), "partial body");
+  EXPECT_EQ(r.fill(s.b, true), frame_reader::fill_result::nothing);
+}
+
+TEST(FrameIo, PartialWritesOfALargeFrame) {
+  socket_pair s;
+  std::string body(8u << 20, 'z');
+  body[body.size() - 1] = '!';
+  std::thread writer([&] {
+    std::string m = message(body);
+    write_frame(s.a, protocol::kind::task, 1, m, 1u << 30);  // inline: bigger than the socket buffer
+  });
+  frame_reader r(1u << 30);
+  auto f = r.read_blocking(s.b);
+  writer.join();
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->body->view(), body);
+}
+
+TEST(FrameIo, TwoFramesInOneRead) {
+  socket_pair s;
+  std::string both = encoded(protocol::kind::task, 1, "one") + encoded(protocol::kind::task, 2, "two");
+  ASSERT_EQ(::write(s.a, both.data(), both.size()), static_cast<ssize_t>(both.size()));
+  frame_reader r(1024);
+  EXPECT_EQ(r.fill(s.b, true), frame_reader::fill_result::data);
+  EXPECT_EQ(r.next()->body->view(), "one");
+  EXPECT_EQ(r.next()->body->view(), "two");
+  EXPECT_FALSE(r.next());
+}
+
+namespace {
+void on_signal(int) {}
+}  // namespace
+
+TEST(FrameIo, EintrDuringABlockingRead) {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;  // no SA_RESTART: recvmsg fails with EINTR
+  sigaction(SIGUSR1, &sa, nullptr);
+  socket_pair s;
+  std::atomic<bool> reading{false};
+  std::optional<ferry::detail::frame> got;
+  std::thread reader([&] {
+    frame_reader r(1024);
+    reading = true;
+    got = r.read_blocking(s.b);
+  });
+  while (!reading) std::this_thread::yield();
+  for (int i = 0; i < 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    pthread_kill(reader.native_handle(), SIGUSR1);
+  }
+  std::string m = message("after signals");
+  write_frame(s.a, protocol::kind::task, 1, m, 1u << 20);
+  reader.join();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->body->view(), "after signals");
+}
+
+TEST(FrameIo, PeerClosesMidFrame) {
+  socket_pair s;
+  const std::string bytes = encoded(protocol::kind::result, 1, "cut off here");
+  ASSERT_EQ(::write(s.a, bytes.data(), bytes.size() - 4), static_cast<ssize_t>(bytes.size() - 4));
+  ::close(s.a);
+  s.a = -1;
+  frame_reader r(1024);
+  try {
+    (void)r.read_blocking(s.b);
+    FAIL() << "expected protocol_error";
+  } catch (const protocol_error& e) {
+    EXPECT_NE(std::string(e.what()).find("in the middle of a message"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FrameIo, CleanEndBetweenFrames) {
+  socket_pair s;
+  ::close(s.a);
+  s.a = -1;
+  frame_reader r(1024);
+  EXPECT_FALSE(r.read_blocking(s.b));
+}
+
+TEST(FrameIo, FrameAboveTheMaximum) {
+  socket_pair s;
+  std::string m = message(std::string(2048, 'x'));
+  write_frame(s.a, protocol::kind::task, 1, m, 1u << 20);
+  frame_reader r(1024);
+  try {
+    (void)r.read_blocking(s.b);
+    FAIL() << "expected protocol_error";
+  } catch (const protocol_error& e) {
+    EXPECT_NE(std::string(e.what()).find("2048 bytes is larger than the maximum of 1024"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(FrameIo, BadMagic) {
+  socket_pair s;
+  std::string bytes = encoded(protocol::kind::task, 1, "x");
+  bytes[0] ^= 0xff;
+  ASSERT_EQ(::write(s.a, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  frame_reader r(1024);
+  EXPECT_THROW((void)r.read_blocking(s.b), protocol_error);
+}
+
+TEST(FrameIo, LargeBodyTravelsInSharedMemory) {
+  socket_pair s;
+  std::string body(64 * 1024, 'm');
+  std::string m = message(body);
+  write_frame(s.a, protocol::kind::result, 9, m, 1024);
+  frame_reader r(1u << 20);
+  auto f = r.read_blocking(s.b);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->header.flags & protocol::flag_shared_memory, 0);
+  EXPECT_EQ(f->body->view(), body);
+}
+
+TEST(FrameIo, UnsealedSharedMemoryIsRefused) {
+  socket_pair s;
+  const int mem = ::memfd_create("unsealed", MFD_CLOEXEC);
+  ASSERT_GE(mem, 0);
+  ASSERT_EQ(::ftruncate(mem, 4096), 0);
+  protocol::header h{protocol::magic, protocol::kind::result, protocol::flag_shared_memory, 0, 1, 4096};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  iovec iov{&h, sizeof h};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &mem, sizeof(int));
+  ASSERT_EQ(::sendmsg(s.a, &msg, 0), static_cast<ssize_t>(sizeof h));
+  ::close(mem);
+  frame_reader r(1u << 20);
+  EXPECT_THROW((void)r.read_blocking(s.b), protocol_error);
+}
+
+TEST(FrameIo, SharedMemoryFlagWithoutDescriptor) {
+  socket_pair s;
+  protocol::header h{protocol::magic, protocol::kind::result, protocol::flag_shared_memory, 0, 1, 10};
+  ASSERT_EQ(::write(s.a, &h, sizeof h), static_cast<ssize_t>(sizeof h));
+  frame_reader r(1024);
+  EXPECT_THROW((void)r.read_blocking(s.b), protocol_error);
+}

@@ -1,0 +1,163 @@
+// Copyright ferry authors.
+#include "test_tasks.h"
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <new>
+#include <stdexcept>
+#include <thread>
+
+#include <executor/executor.h>
+
+namespace test_tasks {
+namespace {
+
+struct custom_error : std::exception {
+  const char* what() const noexcept override { return "custom failure"; }
+};
+
+int negate(int x) { return -x; }
+
+bool initializer_ran = false;
+
+}  // namespace
+
+ferry::function<int(int, int)> add() {
+  return [](int a, int b) { return a + b; };
+}
+
+ferry::function<int(int)> scale(int k) {
+  return ferry::bitwise([k](int x) { return k * x; });
+}
+
+ferry::function<std::string(const std::string&)> greet(std::string greeting) {
+  return ferry::closure([](const std::string& g, const std::string& name) { return g + ", " + name; },
+                        std::move(greeting));
+}
+
+ferry::function<double()> sum(std::vector<double> values) {
+  struct summer {
+    std::vector<double> values;
+    double operator()() const {
+      double s = 0;
+      for (double v : values) s += v;
+      return s;
+    }
+  };
+  return summer{std::move(values)};
+}
+
+ferry::function<int(int)> negate_pointer() { return &negate; }
+
+ferry::function<void(int)> discard() {
+  return [](int) {};
+}
+
+ferry::function<int(std::string)> throw_std() {
+  return [](std::string kind) -> int {
+    if (kind == "runtime_error") throw std::runtime_error("rt");
+    if (kind == "logic_error") throw std::logic_error("lg");
+    if (kind == "invalid_argument") throw std::invalid_argument("ia");
+    if (kind == "out_of_range") throw std::out_of_range("oor");
+    if (kind == "overflow_error") throw std::overflow_error("of");
+    if (kind == "bad_alloc") throw std::bad_alloc();
+    return 0;
+  };
+}
+
+ferry::function<int()> throw_custom() {
+  return []() -> int { throw custom_error(); };
+}
+
+ferry::function<int()> throw_int() {
+  return []() -> int { throw 42; };
+}
+
+ferry::function<int(std::string)> crash() {
+  return [](std::string how) -> int {
+    if (how == "abort") std::abort();
+    if (how == "segv") std::raise(SIGSEGV);
+    if (how == "exit3") std::exit(3);
+    return 0;
+  };
+}
+
+ferry::function<int(int)> sleep_ms() {
+  return [](int ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return static_cast<int>(::getpid());
+  };
+}
+
+ferry::function<int()> spin_forever() {
+  return []() -> int {
+    volatile unsigned spins = 0;
+    for (;;) spins = spins + 1u;
+  };
+}
+
+ferry::function<int()> pid() {
+  return [] { return static_cast<int>(::getpid()); };
+}
+
+ferry::function<std::string(std::string)> getenv() {
+  return [](std::string name) {
+    const char* v = std::getenv(name.c_str());
+    return v != nullptr ? std::string(v) : std::string("<unset>");
+  };
+}
+
+ferry::function<void()> initializer() {
+  return [] { initializer_ran = true; };
+}
+
+ferry::function<bool()> initialized() {
+  return [] { return initializer_ran; };
+}
+
+ferry::function<void()> failing_initializer() {
+  return [] { throw std::runtime_error("no database"); };
+}
+
+ferry::function<std::string(std::string)> echo() {
+  return [](std::string s) { return s; };
+}
+
+ferry::function<std::size_t(std::string)> length() {
+  return [](std::string s) { return s.size(); };
+}
+
+ferry::function<std::string()> nested_pool() {
+  return [] {
+    ferry::process_pool inner;
+    return std::string("a pool was made inside a worker");
+  };
+}
+
+ferry::function<int(int)> child_exit_status() {
+  return [](int code) {
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(code);
+    int status = 0;
+    if (::waitpid(child, &status, 0) != child) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+  };
+}
+
+ferry::function<int()> exhaust_memory() {
+  return []() -> int {
+    const rlimit limit{256u << 20, 256u << 20};
+    ::setrlimit(RLIMIT_AS, &limit);
+    std::vector<std::vector<char>> hog;
+    // Out of memory in a place that cannot throw: the process dies.
+    auto grow = [&hog]() noexcept { hog.emplace_back(64u << 20, 'x'); };
+    for (;;) grow();
+  };
+}
+
+}  // namespace test_tasks

@@ -1,0 +1,40 @@
+// Copyright ferry authors.
+//
+// Tasks for the executor tests. They live in a shared library so that
+// plugin workers (ferry-worker), which never linked it, can load them.
+#ifndef FERRY_TESTS_EXECUTOR_TEST_TASKS_H_
+#define FERRY_TESTS_EXECUTOR_TEST_TASKS_H_
+
+#include <string>
+#include <vector>
+
+#include <serialize/function.h>
+
+namespace test_tasks {
+
+ferry::function<int(int, int)> add();                           // capture-less lambda
+ferry::function<int(int)> scale(int k);                          // ferry::bitwise
+ferry::function<std::string(const std::string&)> greet(std::string greeting);  // ferry::closure
+ferry::function<double()> sum(std::vector<double> values);       // local aggregate
+ferry::function<int(int)> negate_pointer();                      // function pointer
+ferry::function<void(int)> discard();                            // void result
+ferry::function<int(std::string)> throw_std();                   // throws the named std type
+ferry::function<int()> throw_custom();                           // test_tasks::custom_error
+ferry::function<int()> throw_int();                              // throw 42
+ferry::function<int(std::string)> crash();                       // abort, segv, exit3
+ferry::function<int(int)> sleep_ms();                            // sleeps, returns its pid
+ferry::function<int()> spin_forever();
+ferry::function<int()> pid();
+ferry::function<std::string(std::string)> getenv();
+ferry::function<void()> initializer();                           // sets a flag read by
+ferry::function<bool()> initialized();                           // this one
+ferry::function<void()> failing_initializer();                   // throws "no database"
+ferry::function<std::string(std::string)> echo();
+ferry::function<std::size_t(std::string)> length();
+ferry::function<std::string()> nested_pool();                    // tries to make a pool
+ferry::function<int(int)> child_exit_status();                   // forks, waits its child
+ferry::function<int()> exhaust_memory();                         // aborts under RLIMIT_AS
+
+}  // namespace test_tasks
+
+#endif  // FERRY_TESTS_EXECUTOR_TEST_TASKS_H_
