@@ -1,16 +1,10 @@
 #!/usr/bin/env bash
 # The README's first command: installs what is missing, builds, and runs the
-# local-function demo. ferry_sender links a shared library, makes a closure
-# from a lambda defined inside a function of that library and writes
-# ferry::dumps of it to a file; ferry_receiver, which never linked the
-# library, allows the library's directory, loads the closure and prints what
-# it returns: ok.
+# demo (examples/local_function): a closure made from a lambda defined inside
+# a function of a shared library runs in a worker process of the reusable
+# executor and prints ok. Pass fork or plugin to pick another start method.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FERRY_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh" >/dev/null
-fixtures=$build/tests/fixtures
-bytes=$(mktemp)
-trap 'rm -f "$bytes"' EXIT
-"$fixtures/ferry_sender" lambda "$bytes"
-"$fixtures/ferry_receiver" "$bytes" --allow "$fixtures"
+exec "$build/examples/local_function" "$@"

@@ -46,6 +46,7 @@
 #include "serialize/error.h"
 #include "serialize/internal/registry.h"
 #include "serialize/internal/shippable.h"
+#include "serialize/std_types.h"
 #include "serialize/wire_format.h"
 
 namespace ferry {

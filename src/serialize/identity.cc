@@ -242,7 +242,8 @@ bool names_main_program(output_archive& ar) {
 void throw_unserializable_signature(const char* signature) {
   throw not_shippable_error("ferry: a function of signature '" + demangle(signature) +
                             "' cannot be called across processes: its arguments or result "
-                            "cannot be serialized (or default-constructed)");
+                            "cannot be serialized (or default-constructed) by the code where the "
+                            "function was made; give those types cereal functions visible there");
 }
 
 void write_code_address(output_archive& ar, const void* code, const char* function_type) {

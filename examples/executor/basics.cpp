@@ -1,0 +1,100 @@
+// Copyright ferry authors.
+//
+// The executor's basics. docs/api/executor.md quotes the regions between
+// "[snippet:NAME]" and "[end]"; the test suite runs this program and
+// compares its output with basics.expected.
+#include <chrono>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <executor/executor.h>
+
+// [snippet:main]
+int main(int argc, char** argv) {
+  ferry::serve_if_worker(argc, argv);  // first statement: workers serve here and never return
+
+  ferry::process_pool pool({.max_workers = 2});
+  // [end]
+
+  {
+    // [snippet:submit]
+    ferry::future<int> sum = pool.submit([](int a, int b) { return a + b; }, 2, 3);
+    std::cout << sum.get() << "\n";  // 5
+
+    std::string name = "ferry";
+    auto greeting = pool.submit(
+        ferry::closure([](const std::string& n, int times) {
+          std::string out;
+          for (int i = 0; i < times; ++i) out += "hi " + n + "! ";
+          return out;
+        }, name),
+        2);
+    std::cout << greeting.get() << "\n";  // hi ferry! hi ferry!
+    // [end]
+  }
+
+  {
+    // [snippet:map]
+    std::vector<int> inputs{1, 2, 3, 4, 5, 6, 7, 8};
+    std::vector<int> squares = pool.map([](int x) { return x * x; }, inputs, /*chunksize=*/4);
+    for (int s : squares) std::cout << s << " ";  // 1 4 9 16 25 36 49 64
+    std::cout << "\n";
+    // [end]
+  }
+
+  {
+    // [snippet:errors]
+    auto bad = pool.submit([](int x) -> int { throw std::out_of_range("x = " + std::to_string(x)); }, 7);
+    try {
+      bad.get();
+    } catch (const std::out_of_range& e) {  // a standard exception keeps its type
+      std::cout << "out_of_range: " << e.what() << "\n";  // out_of_range: x = 7
+    }
+
+    auto crash = pool.submit([] { return *static_cast<volatile int*>(nullptr); });
+    try {
+      crash.get();
+    } catch (const ferry::worker_died_error& e) {  // only this task fails
+      std::cout << "died: " << e.cause() << "\n";  // died: was killed by signal 11 (SIGSEGV)
+    }
+    std::cout << pool.submit([] { return 1; }).get() << "\n";  // 1: the pool replaced the worker
+    // [end]
+  }
+
+  {
+    // [snippet:futures]
+    std::vector<ferry::future<int>> futures;
+    for (int ms : {60, 1}) {
+      futures.push_back(pool.submit([](int wait_ms) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+        return wait_ms;
+      }, ms));
+    }
+    for (const ferry::future<int>& f : ferry::as_completed(futures))
+      std::cout << f.get() << " ";  // 1 60: the order they finish in
+    std::cout << "\n";
+    // [end]
+  }
+
+  {
+    // [snippet:options]
+    ferry::pool_options options;
+    options.max_workers = 1;
+    options.start = ferry::start_method::fork;
+    options.env["GREETING"] = "bonjour";
+    options.task_timeout = std::chrono::milliseconds(200);
+    ferry::process_pool small(options);
+    std::cout << small.submit([] { return std::string(std::getenv("GREETING")); }).get()
+              << "\n";  // bonjour
+    try {
+      small.submit([] { for (;;) {} }).get();
+    } catch (const ferry::task_timeout_error&) {
+      std::cout << "timed out\n";  // timed out
+    }
+    small.shutdown();  // also what the destructor does
+    // [end]
+  }
+  return 0;
+}
