@@ -69,6 +69,12 @@ std::shared_ptr<future_state> pool_core::submit(std::string message, bool names_
         "(ferry-worker) cannot load; put the code in a shared library, or use "
         "start_method::spawn or start_method::fork")));
   }
+  if (message.size() - message_header_room > options_.max_message_size) {
+    return failed_state(std::make_exception_ptr(error(
+        "ferry: the task's message of " + std::to_string(message.size() - message_header_room) +
+        " bytes exceeds pool_options::max_message_size (" +
+        std::to_string(options_.max_message_size) + " bytes); nothing was sent")));
+  }
   auto state = std::make_shared<future_state>();
   {
     std::lock_guard lock(mu_);

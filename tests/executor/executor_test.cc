@@ -250,10 +250,16 @@ TEST_F(Executor, OversizedMessageFailsItsTask) {
   ferry::pool_options o = options(1);
   o.max_message_size = 1u << 20;
   ferry::process_pool pool(o);
-  // The worker refuses the oversized task and is replaced; only that task fails.
+  // Refused before sending; only that task fails.
   auto big = pool.submit(test_tasks::length(), std::string(2u << 20, 'x'));
-  EXPECT_THROW(big.get(), ferry::worker_died_error);
+  auto e = expect_error<ferry::error>([&] { big.get(); });
+  EXPECT_NE(std::string(e.what()).find("max_message_size"), std::string::npos) << e.what();
   EXPECT_EQ(pool.submit(test_tasks::add(), 1, 2).get(), 3);
+  // A result above the maximum: the worker is replaced, the task fails.
+  auto huge = pool.submit(test_tasks::make_string(), std::size_t{2u << 20});
+  auto died = expect_error<ferry::worker_died_error>([&] { huge.get(); });
+  EXPECT_NE(std::string(died.what()).find("larger than the maximum"), std::string::npos) << died.what();
+  EXPECT_EQ(pool.submit(test_tasks::add(), 2, 2).get(), 4);
 }
 
 TEST_F(Executor, UnserializableArgumentFailsItsOwnFuture) {

@@ -132,6 +132,10 @@ ferry::function<std::size_t(std::string)> length() {
   return [](std::string s) { return s.size(); };
 }
 
+ferry::function<std::string(std::size_t)> make_string() {
+  return [](std::size_t n) { return std::string(n, 'x'); };
+}
+
 ferry::function<std::string()> nested_pool() {
   return [] {
     ferry::process_pool inner;

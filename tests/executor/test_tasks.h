@@ -31,6 +31,7 @@ ferry::function<bool()> initialized();                           // this one
 ferry::function<void()> failing_initializer();                   // throws "no database"
 ferry::function<std::string(std::string)> echo();
 ferry::function<std::size_t(std::string)> length();
+ferry::function<std::string(std::size_t)> make_string();          // n times 'x' 
 ferry::function<std::string()> nested_pool();                    // tries to make a pool
 ferry::function<int(int)> child_exit_status();                   // forks, waits its child
 ferry::function<int()> exhaust_memory();                         // aborts under RLIMIT_AS
