@@ -370,6 +370,26 @@ void pool_core::stop_all_workers() {
 }
 
 void pool_core::run() {
+  try {
+    serve();
+  } catch (...) {
+    // Nothing is expected to get here; if something does, no future may be
+    // left waiting and no worker left running.
+    const std::exception_ptr error = std::current_exception();
+    {
+      std::lock_guard lock(mu_);
+      shutdown_ = true;
+    }
+    fail_pending(error);
+    for (auto& w : workers_) {
+      if (w->current) w->current->state->fail(error);
+      w->current.reset();
+    }
+  }
+  stop_all_workers();
+}
+
+void pool_core::serve() {
   std::vector<pollfd> fds;
   for (;;) {
     dispatch();
@@ -396,7 +416,6 @@ void pool_core::run() {
     if (workers_.size() != before) publish_pids();
     enforce_timers(clock::now());
   }
-  stop_all_workers();
 }
 
 }  // namespace ferry::detail

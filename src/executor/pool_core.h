@@ -70,7 +70,8 @@ class pool_core {
     worker(pid_t p, int s, int f, std::size_t max_body) : pid(p), socket(s), pidfd(f), reader(max_body) {}
   };
 
-  void run();
+  void run();    // the manager thread
+  void serve();  // its loop, until shut down and drained
   void wake();
   void start_worker();
   void dispatch();

@@ -89,6 +89,7 @@ TEST_F(Executor, SubmitsEveryShippableKind) {
   EXPECT_EQ(pool.submit(test_tasks::greet("hello"), std::string("ferry")).get(), "hello, ferry");
   EXPECT_DOUBLE_EQ(pool.submit(test_tasks::sum({1.5, 2.5})).get(), 4.0);
   EXPECT_EQ(pool.submit(test_tasks::negate_pointer(), 9).get(), -9);
+  EXPECT_EQ(pool.submit(test_tasks::offset_by(100), 1).get(), 101);
   pool.submit(test_tasks::discard(), 1).get();  // void
 }
 

@@ -54,6 +54,21 @@ ferry::function<double()> sum(std::vector<double> values) {
 
 ferry::function<int(int)> negate_pointer() { return &negate; }
 
+ferry::function<int(int)> offset_by(int k) {
+  class offset {
+   public:
+    offset() = default;
+    explicit offset(int k) : k_(k) {}
+    int operator()(int x) const { return x + k_; }
+    void serialize(ferry::output_archive& ar) { ar(k_); }
+    void serialize(ferry::input_archive& ar) { ar(k_); }
+
+   private:
+    int k_ = 0;
+  };
+  return offset(k);
+}
+
 ferry::function<void(int)> discard() {
   return [](int) {};
 }

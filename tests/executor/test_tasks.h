@@ -17,6 +17,7 @@ ferry::function<int(int)> scale(int k);                          // ferry::bitwi
 ferry::function<std::string(const std::string&)> greet(std::string greeting);  // ferry::closure
 ferry::function<double()> sum(std::vector<double> values);       // local aggregate
 ferry::function<int(int)> negate_pointer();                      // function pointer
+ferry::function<int(int)> offset_by(int k);                      // class with cereal serialize
 ferry::function<void(int)> discard();                            // void result
 ferry::function<int(std::string)> throw_std();                   // throws the named std type
 ferry::function<int()> throw_custom();                           // test_tasks::custom_error
