@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <initializer_list>
 #include <cstring>
 #include <optional>
 
@@ -115,52 +117,53 @@ file_facts inspect(const std::string& path) {
   return facts;
 }
 
-std::unordered_map<std::uint64_t, std::string> function_symbols(const std::string& path) {
-  const mapped_file file(path);
-  const Elf64_Ehdr eh = header_of(file);
-  std::unordered_map<std::uint64_t, std::string> symbols;
-  for (std::uint64_t i = 0; i < eh.e_shnum; ++i) {
-    const auto sh = file.read<Elf64_Shdr>(eh.e_shoff + i * sizeof(Elf64_Shdr));
-    if (!sh) break;
-    if (sh->sh_type != SHT_SYMTAB && sh->sh_type != SHT_DYNSYM) continue;
-    const auto strtab = file.read<Elf64_Shdr>(eh.e_shoff + std::uint64_t{sh->sh_link} * sizeof(Elf64_Shdr));
-    if (!strtab || sh->sh_link >= eh.e_shnum) continue;
-    const unsigned char* names = file.at(strtab->sh_offset, strtab->sh_size);
-    if (names == nullptr) continue;
-    for (std::uint64_t s = 0; s + sizeof(Elf64_Sym) <= sh->sh_size; s += sizeof(Elf64_Sym)) {
-      const auto sym = file.read<Elf64_Sym>(sh->sh_offset + s);
-      if (!sym) break;
-      if (ELF64_ST_TYPE(sym->st_info) != STT_FUNC || sym->st_shndx == SHN_UNDEF ||
-          sym->st_value == 0 || sym->st_name >= strtab->sh_size)
-        continue;
-      const char* name = reinterpret_cast<const char*>(names + sym->st_name);
-      const std::size_t max = strtab->sh_size - sym->st_name;
-      symbols.try_emplace(sym->st_value, name, ::strnlen(name, max));
-    }
-  }
-  return symbols;
-}
+namespace {
 
-bool imports_symbol(const std::string& path, std::string_view wanted) {
-  const mapped_file file(path);
+// Calls fn(symbol, name) for each symbol of the tables of the given section
+// types (SHT_SYMTAB, SHT_DYNSYM) until it returns true.
+template <class Fn>
+bool visit_symbols(const mapped_file& file, std::initializer_list<std::uint32_t> table_types, Fn fn) {
   const Elf64_Ehdr eh = header_of(file);
   for (std::uint64_t i = 0; i < eh.e_shnum; ++i) {
     const auto sh = file.read<Elf64_Shdr>(eh.e_shoff + i * sizeof(Elf64_Shdr));
     if (!sh) break;
-    if (sh->sh_type != SHT_DYNSYM || sh->sh_link >= eh.e_shnum) continue;
-    const auto strtab = file.read<Elf64_Shdr>(eh.e_shoff + std::uint64_t{sh->sh_link} * sizeof(Elf64_Shdr));
+    if (std::find(table_types.begin(), table_types.end(), sh->sh_type) == table_types.end() ||
+        sh->sh_link >= eh.e_shnum)
+      continue;
+    const auto strtab =
+        file.read<Elf64_Shdr>(eh.e_shoff + std::uint64_t{sh->sh_link} * sizeof(Elf64_Shdr));
     const unsigned char* names = strtab ? file.at(strtab->sh_offset, strtab->sh_size) : nullptr;
     if (names == nullptr) continue;
     for (std::uint64_t s = 0; s + sizeof(Elf64_Sym) <= sh->sh_size; s += sizeof(Elf64_Sym)) {
       const auto sym = file.read<Elf64_Sym>(sh->sh_offset + s);
       if (!sym) break;
-      if (sym->st_shndx != SHN_UNDEF || sym->st_name >= strtab->sh_size) continue;
+      if (sym->st_name >= strtab->sh_size) continue;
       const char* name = reinterpret_cast<const char*>(names + sym->st_name);
-      if (std::string_view(name, ::strnlen(name, strtab->sh_size - sym->st_name)) == wanted)
+      if (fn(*sym, std::string_view(name, ::strnlen(name, strtab->sh_size - sym->st_name))))
         return true;
     }
   }
   return false;
+}
+
+}  // namespace
+
+std::unordered_map<std::uint64_t, std::string> function_symbols(const std::string& path) {
+  const mapped_file file(path);
+  std::unordered_map<std::uint64_t, std::string> symbols;
+  visit_symbols(file, {SHT_SYMTAB, SHT_DYNSYM}, [&](const Elf64_Sym& sym, std::string_view name) {
+    if (ELF64_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF && sym.st_value != 0)
+      symbols.try_emplace(sym.st_value, name);
+    return false;
+  });
+  return symbols;
+}
+
+bool imports_symbol(const std::string& path, std::string_view wanted) {
+  const mapped_file file(path);
+  return visit_symbols(file, {SHT_DYNSYM}, [&](const Elf64_Sym& sym, std::string_view name) {
+    return sym.st_shndx == SHN_UNDEF && name == wanted;
+  });
 }
 
 }  // namespace ferry::detail::elf
