@@ -32,9 +32,9 @@ class FERRY_EXPORT task_error : public error {
   std::string message_;
 };
 
-// The worker process running the task exited or was killed. The message
-// names the cause, e.g. "killed by signal 11 (SIGSEGV)" or "exited with
-// status 3".
+// The worker process running the task exited (even with code 0: a task that
+// calls exit() ends its worker) or was killed. The message names the cause,
+// e.g. "was killed by signal 11 (SIGSEGV)" or "exited with code 3".
 class FERRY_EXPORT worker_died_error : public error {
  public:
   worker_died_error(int pid, std::string cause);
@@ -67,6 +67,39 @@ class FERRY_EXPORT cancelled_error : public error {
  public:
   cancelled_error();
   ~cancelled_error() override;
+};
+
+// A task, its arguments or its result could not be serialized or loaded.
+// Only that task's future fails; where() says in which of the four places.
+class FERRY_EXPORT serialization_error : public error {
+ public:
+  enum class phase {
+    saving_task,    // in the pool, before sending: nothing was sent
+    loading_task,   // in the worker: the worker goes on serving
+    saving_result,  // in the worker: no partial result is delivered
+    loading_result  // in the pool, in future::get()
+  };
+  serialization_error(phase where, std::string type_name, std::string message);
+  ~serialization_error() override;
+  phase where() const noexcept { return where_; }
+  // The type and what() of the error that stopped it.
+  const std::string& type_name() const noexcept { return type_name_; }
+  const std::string& message() const noexcept { return message_; }
+
+ private:
+  phase where_;
+  std::string type_name_;
+  std::string message_;
+};
+
+// "saving the task in the pool", "loading the task in the worker", ...
+FERRY_EXPORT const char* to_string(serialization_error::phase where) noexcept;
+
+// A wait with a deadline (process_pool::map with a timeout) ran out of time.
+class FERRY_EXPORT wait_timeout_error : public error {
+ public:
+  explicit wait_timeout_error(const std::string& message);
+  ~wait_timeout_error() override;
 };
 
 // The pool was shut down: submit after shutdown, or a pending task cancelled

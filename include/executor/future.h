@@ -22,6 +22,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -83,6 +84,10 @@ FERRY_EXPORT std::vector<std::string_view> split_items(const future_state& state
 // Reads the exception record of a failed item and throws it.
 [[noreturn]] FERRY_EXPORT void rethrow_task_exception(input_archive& ar);
 
+// The exception being handled, as a ferry::serialization_error of `where`
+// naming its type and message (call inside a catch block).
+FERRY_EXPORT std::exception_ptr current_as_serialization_error(serialization_error::phase where);
+
 // Each item of a result: u8 status (0 value, 1 exception), then the value
 // or the exception record.
 template <class T>
@@ -92,7 +97,11 @@ T read_item(input_archive& ar) {
   if (status != 0) rethrow_task_exception(ar);
   if constexpr (!std::is_void_v<T>) {
     T value{};
-    ar(value);
+    try {
+      ar(value);
+    } catch (...) {
+      std::rethrow_exception(current_as_serialization_error(serialization_error::phase::loading_result));
+    }
     return value;
   }
 }
@@ -157,29 +166,70 @@ bool wait_all(const Futures& futures, const std::chrono::duration<Rep, Period>& 
   return true;
 }
 
+namespace detail {
+// Collects the indices of finished futures, for wait_any and as_completed.
+struct finish_queue {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::size_t> finished;
+
+  template <class Futures>
+  static std::shared_ptr<finish_queue> watch(const Futures& futures) {
+    auto q = std::make_shared<finish_queue>();
+    std::size_t i = 0;
+    for (const auto& f : futures) {
+      f.on_done([q, index = i++](const auto&) {
+        std::lock_guard lock(q->mu);
+        q->finished.push_back(index);
+        q->cv.notify_all();
+      });
+    }
+    return q;
+  }
+};
+}  // namespace detail
+
+// Waits until one of the futures is finished and returns its index (the
+// lowest-numbered finished one if several are). futures must not be empty.
+template <class Futures>
+std::size_t wait_any(const Futures& futures) {
+  std::size_t i = 0;
+  for (const auto& f : futures) {
+    if (f.ready()) return i;
+    ++i;
+  }
+  auto q = detail::finish_queue::watch(futures);
+  std::unique_lock lock(q->mu);
+  q->cv.wait(lock, [&] { return !q->finished.empty(); });
+  return q->finished.front();
+}
+
+// Like wait_any, but gives up after `timeout`: nullopt then.
+template <class Futures, class Rep, class Period>
+std::optional<std::size_t> wait_any(const Futures& futures,
+                                    const std::chrono::duration<Rep, Period>& timeout) {
+  std::size_t i = 0;
+  for (const auto& f : futures) {
+    if (f.ready()) return i;
+    ++i;
+  }
+  auto q = detail::finish_queue::watch(futures);
+  std::unique_lock lock(q->mu);
+  if (!q->cv.wait_for(lock, timeout, [&] { return !q->finished.empty(); })) return std::nullopt;
+  return q->finished.front();
+}
+
 // The futures in the order they finish, lazily: iterating blocks until the
 // next one is finished.
 //
 //   for (ferry::future<int> f : ferry::as_completed(futures)) use(f.get());
 template <class T>
 class completion_order {
-  struct shared {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::deque<std::size_t> finished;
-  };
+  using shared = detail::finish_queue;
 
  public:
   explicit completion_order(std::vector<future<T>> futures)
-      : futures_(std::move(futures)), shared_(std::make_shared<shared>()) {
-    for (std::size_t i = 0; i < futures_.size(); ++i) {
-      futures_[i].on_done([s = shared_, i](const future<T>&) {
-        std::lock_guard lock(s->mu);
-        s->finished.push_back(i);
-        s->cv.notify_all();
-      });
-    }
-  }
+      : futures_(std::move(futures)), shared_(shared::watch(futures_)) {}
 
   class iterator {
    public:

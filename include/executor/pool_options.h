@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "serialize/function.h"
 
@@ -35,7 +36,17 @@ enum class start_method {
 // "spawn", "fork" or "plugin".
 FERRY_EXPORT const char* to_string(start_method method) noexcept;
 
-// The CPUs this process may run on (its affinity mask), at least 1.
+// The start method named "spawn", "fork" or "plugin". Throws
+// std::invalid_argument, listing the valid names, for any other.
+FERRY_EXPORT start_method start_method_from_string(std::string_view name);
+
+// The start method named by the environment variable FERRY_START_METHOD, or
+// `fallback` when it is unset or empty. Throws like start_method_from_string.
+FERRY_EXPORT start_method start_method_from_env(start_method fallback = start_method::spawn);
+
+// How many workers this process can keep busy: the CPUs of its affinity
+// mask, lowered to the cgroup CPU quota (cgroup v2 cpu.max, or v1
+// cpu.cfs_quota_us / cpu.cfs_period_us) rounded up; at least 1.
 FERRY_EXPORT std::size_t cpu_count() noexcept;
 
 struct pool_options {

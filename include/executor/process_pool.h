@@ -25,6 +25,7 @@
 #ifndef FERRY_EXECUTOR_PROCESS_POOL_H_
 #define FERRY_EXECUTOR_PROCESS_POOL_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -33,7 +34,9 @@
 #include <ranges>
 #include <string>
 #include <type_traits>
+#include <optional>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "executor/errors.h"
@@ -71,10 +74,8 @@ std::shared_ptr<future_state> submit_encoded(pool_core& core, const Fn& fn, std:
     ar(fn, count);
     encode_arguments(ar);
     main_program = names_main_program(ar);
-  } catch (const pool_shutdown_error&) {
-    throw;
   } catch (...) {
-    return failed_state(std::current_exception());
+    return failed_state(current_as_serialization_error(serialization_error::phase::saving_task));
   }
   return submit_message(core, std::move(message), main_program);
 }
@@ -82,6 +83,82 @@ std::shared_ptr<future_state> submit_encoded(pool_core& core, const Fn& fn, std:
 
 
 }  // namespace detail
+
+namespace detail {
+struct chunk {
+  std::shared_ptr<future_state> state;
+  std::uint32_t count;
+};
+}  // namespace detail
+
+// The results of process_pool::map_ordered, in input order. An input range:
+// iterate it once. Each result is decoded when its iterator is dereferenced.
+template <class R>
+class ordered_results {
+ public:
+  explicit ordered_results(std::vector<detail::chunk> chunks) : chunks_(std::move(chunks)) {}
+
+  void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+
+  class iterator {
+   public:
+    using value_type = std::conditional_t<std::is_void_v<R>, std::monostate, R>;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    explicit iterator(ordered_results* owner) : owner_(owner) { settle(); }
+
+    // The result, or what map would throw for this input.
+    value_type operator*() const {
+      input_archive ar(items_[item_]);
+      if constexpr (std::is_void_v<R>) {
+        detail::read_item<void>(ar);
+        return {};
+      } else {
+        return detail::read_item<R>(ar);
+      }
+    }
+    iterator& operator++() {
+      ++item_;
+      settle();
+      return *this;
+    }
+    void operator++(int) { ++*this; }
+    bool operator==(std::default_sentinel_t) const { return owner_ == nullptr; }
+
+   private:
+    // Moves to a chunk with an item left, waiting for it; or to the end.
+    void settle() {
+      while (owner_ != nullptr && item_ == items_.size()) {
+        if (chunk_ == owner_->chunks_.size()) {
+          owner_ = nullptr;
+          return;
+        }
+        items_ = owner_->items_of(chunk_++);
+        item_ = 0;
+      }
+    }
+    ordered_results* owner_ = nullptr;
+    std::size_t chunk_ = 0;
+    std::vector<std::string_view> items_;
+    std::size_t item_ = 0;
+  };
+
+  iterator begin() { return iterator(this); }
+  std::default_sentinel_t end() { return {}; }
+
+ private:
+  std::vector<std::string_view> items_of(std::size_t i) {
+    detail::chunk& c = chunks_[i];
+    if (deadline_ && !c.state->wait_until(*deadline_)) {
+      for (std::size_t j = i; j < chunks_.size(); ++j) chunks_[j].state->cancel();
+      throw wait_timeout_error("ferry: map did not finish in time; the inputs not yet sent were cancelled");
+    }
+    return detail::split_items(*c.state, c.count);
+  }
+
+  std::vector<detail::chunk> chunks_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+};
 
 class FERRY_EXPORT process_pool {
  public:
@@ -118,22 +195,45 @@ class FERRY_EXPORT process_pool {
   // the first failure in input order (what future::get would throw).
   template <class F, std::ranges::forward_range Range>
   auto map(F&& f, const Range& inputs, std::size_t chunksize = 1) {
+    return collect(map_ordered(std::forward<F>(f), inputs, chunksize));
+  }
+
+  // Like map, but throws ferry::wait_timeout_error if the results are not
+  // all there within `timeout`; the chunks not yet sent are cancelled then
+  // (those running finish, and their results are dropped).
+  template <class F, std::ranges::forward_range Range, class Rep, class Period>
+  auto map(F&& f, const Range& inputs, std::size_t chunksize,
+           std::chrono::duration<Rep, Period> timeout) {
+    auto results = map_ordered(std::forward<F>(f), inputs, chunksize);
+    results.set_deadline(std::chrono::steady_clock::now() + timeout);
+    return collect(std::move(results));
+  }
+
+  // Like map, but returns at once: a range that yields the results in input
+  // order as they arrive, waiting only for the one it is at. Iterating
+  // throws what map would throw, at the item concerned.
+  //
+  //   for (int r : pool.map_ordered(f, inputs, 16)) use(r);
+  template <class F, std::ranges::forward_range Range>
+  auto map_ordered(F&& f, const Range& inputs, std::size_t chunksize = 1) {
     using D = std::decay_t<F>;
     if constexpr (detail::is_ferry_function<D>) {
-      return map_function(static_cast<const D&>(f), inputs, chunksize);
+      return submit_chunks(static_cast<const D&>(f), inputs, chunksize);
     } else {
       using Arg = std::ranges::range_value_t<Range>;
       using R = std::invoke_result_t<const D&, Arg>;
-      return map_function(function<R(Arg)>(std::forward<F>(f)), inputs, chunksize);
+      return submit_chunks(function<R(Arg)>(std::forward<F>(f)), inputs, chunksize);
     }
   }
 
   // Stops accepting tasks. cancel_pending: tasks not yet sent to a worker
-  // fail with ferry::pool_shutdown_error (else they still run). wait: block
-  // until running (and remaining) tasks are done and every worker has
-  // exited and been reaped; otherwise that happens in the background and
-  // the destructor waits for it.
-  void shutdown(bool wait = true, bool cancel_pending = false);
+  // fail with ferry::pool_shutdown_error (else they still run).
+  // kill_running: also kill the workers running tasks (SIGKILL); those
+  // tasks fail with ferry::pool_shutdown_error; implies cancel_pending.
+  // wait: block until running (and remaining) tasks are done and every
+  // worker has exited and been reaped; otherwise that happens in the
+  // background and the destructor waits for it.
+  void shutdown(bool wait = true, bool cancel_pending = false, bool kill_running = false);
 
   bool is_shutdown() const;
   std::size_t max_workers() const;
@@ -152,9 +252,9 @@ class FERRY_EXPORT process_pool {
   }
 
   template <class R, class P, class Range>
-  auto map_function(const function<R(P)>& fn, const Range& inputs, std::size_t chunksize) {
+  ordered_results<R> submit_chunks(const function<R(P)>& fn, const Range& inputs, std::size_t chunksize) {
     if (chunksize == 0) chunksize = 1;
-    std::vector<std::pair<std::shared_ptr<detail::future_state>, std::uint32_t>> chunks;
+    std::vector<detail::chunk> chunks;
     auto it = std::ranges::begin(inputs);
     const auto end = std::ranges::end(inputs);
     while (it != end) {
@@ -164,24 +264,19 @@ class FERRY_EXPORT process_pool {
       auto encode = [&](output_archive& ar) {
         for (auto c = chunk_begin; c != it; ++c) ar(std::decay_t<P>(*c));
       };
-      chunks.emplace_back(detail::submit_encoded(*core_, fn, n, encode), n);
+      chunks.push_back({detail::submit_encoded(*core_, fn, n, encode), n});
     }
+    return ordered_results<R>(std::move(chunks));
+  }
+
+  template <class R>
+  static auto collect(ordered_results<R> results) {
     if constexpr (std::is_void_v<R>) {
-      for (auto& [state, n] : chunks) {
-        for (std::string_view item : detail::split_items(*state, n)) {
-          input_archive ar(item);
-          detail::read_item<void>(ar);
-        }
-      }
+      for (auto it = results.begin(); it != results.end(); ++it) *it;
     } else {
-      std::vector<R> results;
-      for (auto& [state, n] : chunks) {
-        for (std::string_view item : detail::split_items(*state, n)) {
-          input_archive ar(item);
-          results.push_back(detail::read_item<R>(ar));
-        }
-      }
-      return results;
+      std::vector<R> out;
+      for (auto&& r : results) out.push_back(std::move(r));
+      return out;
     }
   }
 

@@ -72,18 +72,22 @@ class callable_base : public callable_any {
   // Writes the tag, the code identity and the state.
   virtual void save(output_archive& ar) const = 0;
 
-  void call_serialized(input_archive& in, output_archive& out) const final {
+  void call_serialized(input_archive& in, output_archive& out, call_stage& stage) const final {
     if constexpr ((serializable_value<std::decay_t<Args>> && ...) &&
                   (std::is_void_v<R> || serializable_value<std::decay_t<R>>)) {
+      stage = call_stage::reading_arguments;
       std::tuple<std::decay_t<Args>...> args;
       std::apply([&in](auto&... a) { (in(a), ...); }, args);
       auto invoke = [&]<std::size_t... I>(std::index_sequence<I...>) -> R {
         return call(static_cast<Args&&>(std::get<I>(args))...);
       };
+      stage = call_stage::calling;
       if constexpr (std::is_void_v<R>) {
         invoke(std::index_sequence_for<Args...>{});
       } else {
-        out(invoke(std::index_sequence_for<Args...>{}));
+        R result = invoke(std::index_sequence_for<Args...>{});
+        stage = call_stage::writing_result;
+        out(result);
       }
     } else {
       throw_unserializable_signature(typeid(R(Args...)).name());

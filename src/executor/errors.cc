@@ -26,6 +26,27 @@ task_timeout_error::~task_timeout_error() = default;
 cancelled_error::cancelled_error() : error("ferry: the task was cancelled before it started") {}
 cancelled_error::~cancelled_error() = default;
 
+const char* to_string(serialization_error::phase where) noexcept {
+  switch (where) {
+    case serialization_error::phase::saving_task: return "saving the task in the pool";
+    case serialization_error::phase::loading_task: return "loading the task in the worker";
+    case serialization_error::phase::saving_result: return "saving the result in the worker";
+    case serialization_error::phase::loading_result: return "loading the result in the pool";
+  }
+  return "unknown";
+}
+
+serialization_error::serialization_error(phase where, std::string type_name, std::string message)
+    : error(std::string("ferry: serialization failed while ") + to_string(where) + ": " + type_name +
+            (message.empty() ? "" : ": " + message)),
+      where_(where),
+      type_name_(std::move(type_name)),
+      message_(std::move(message)) {}
+serialization_error::~serialization_error() = default;
+
+wait_timeout_error::wait_timeout_error(const std::string& message) : error(message) {}
+wait_timeout_error::~wait_timeout_error() = default;
+
 pool_shutdown_error::pool_shutdown_error(const std::string& message) : error(message) {}
 pool_shutdown_error::~pool_shutdown_error() = default;
 

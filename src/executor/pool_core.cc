@@ -26,7 +26,7 @@ namespace ferry::detail {
 namespace {
 
 std::string describe_status(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     const char* abbrev = ::sigabbrev_np(sig);
@@ -58,7 +58,7 @@ pool_core::pool_core(pool_options options)
 }
 
 pool_core::~pool_core() {
-  shutdown(true, false);
+  shutdown(true, false, false);
   ::close(wake_fd_);
 }
 
@@ -85,12 +85,13 @@ std::shared_ptr<future_state> pool_core::submit(std::string message, bool names_
   return state;
 }
 
-void pool_core::shutdown(bool wait, bool cancel_pending) {
+void pool_core::shutdown(bool wait, bool cancel_pending, bool kill_running) {
   std::deque<task> cancelled;
   {
     std::lock_guard lock(mu_);
     shutdown_ = true;
-    if (cancel_pending) cancelled.swap(pending_);
+    kill_running_ = kill_running_ || kill_running;
+    if (cancel_pending || kill_running) cancelled.swap(pending_);
   }
   for (task& t : cancelled)
     t.state->fail(std::make_exception_ptr(
@@ -283,7 +284,10 @@ void pool_core::on_exit(worker& w) {
   if (!w.socket_closed) on_readable(w);  // a result written just before exiting
   const std::string cause = w.failure.empty() ? describe_status(status) : w.failure;
   if (w.current) {
-    if (w.timed_out) {
+    if (w.stopped_by_shutdown) {
+      w.current->state->fail(std::make_exception_ptr(pool_shutdown_error(
+          "ferry: the task was stopped because the pool was shut down with kill_running")));
+    } else if (w.timed_out) {
       w.current->state->fail(std::make_exception_ptr(task_timeout_error(
           "ferry: the task ran longer than the task_timeout of " +
           std::to_string(options_.task_timeout->count()) + " ms; its worker was killed")));
@@ -309,13 +313,19 @@ void pool_core::on_exit(worker& w) {
 
 void pool_core::enforce_timers(clock::time_point now) {
   std::size_t surplus = 0;
+  bool kill_running = false;
   {
     std::lock_guard lock(mu_);
+    kill_running = kill_running_;
     const auto alive = static_cast<std::size_t>(std::count_if(
         workers_.begin(), workers_.end(), [](const auto& w) { return w->state != worker::phase::retiring; }));
     surplus = alive > max_workers_ ? alive - max_workers_ : 0;
   }
   for (auto& w : workers_) {
+    if (kill_running && w->state == worker::phase::busy && !w->stopped_by_shutdown) {
+      w->stopped_by_shutdown = true;
+      ::kill(w->pid, SIGKILL);
+    }
     if (w->state == worker::phase::busy && options_.task_timeout && !w->timed_out &&
         now - w->since >= *options_.task_timeout) {
       w->timed_out = true;

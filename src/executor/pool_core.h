@@ -34,10 +34,10 @@ namespace ferry::detail {
 class pool_core {
  public:
   explicit pool_core(pool_options options);
-  ~pool_core();  // shutdown(true, false)
+  ~pool_core();  // shutdown(true, false, false)
 
   std::shared_ptr<future_state> submit(std::string message, bool names_main_program);
-  void shutdown(bool wait, bool cancel_pending);
+  void shutdown(bool wait, bool cancel_pending, bool kill_running);
   bool is_shutdown() const;
   void resize(std::size_t max_workers);
   std::size_t max_workers() const;
@@ -65,6 +65,7 @@ class pool_core {
     std::size_t tasks_done = 0;
     bool socket_closed = false;
     bool timed_out = false;
+    bool stopped_by_shutdown = false;
     std::string failure;  // why the pool killed it, or why it could not start
 
     worker(pid_t p, int s, int f, std::size_t max_body) : pid(p), socket(s), pidfd(f), reader(max_body) {}
@@ -94,6 +95,7 @@ class pool_core {
   std::deque<task> pending_;
   std::size_t max_workers_;
   bool shutdown_ = false;
+  bool kill_running_ = false;
   std::uint64_t next_id_ = 1;
   std::vector<int> pids_;
 

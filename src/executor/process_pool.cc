@@ -3,9 +3,14 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <stdexcept>
 
+#include "cpu_quota.h"
+
+#include "executor/worker.h"
 #include "pool_core.h"
 #include "serialize/dumps.h"
 
@@ -34,14 +39,26 @@ const char* to_string(start_method method) noexcept {
   return "unknown";
 }
 
+start_method start_method_from_string(std::string_view name) {
+  for (start_method m : {start_method::spawn, start_method::fork, start_method::plugin})
+    if (name == to_string(m)) return m;
+  throw std::invalid_argument("ferry: unknown start method '" + std::string(name) +
+                              "'; the valid names are spawn, fork and plugin");
+}
+
+start_method start_method_from_env(start_method fallback) {
+  const char* name = std::getenv("FERRY_START_METHOD");
+  return name == nullptr || *name == '\0' ? fallback : start_method_from_string(name);
+}
+
 std::size_t cpu_count() noexcept {
+  std::size_t n = 1;
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
-    const int n = CPU_COUNT(&set);
-    if (n > 0) return static_cast<std::size_t>(n);
-  }
-  return 1;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    n = static_cast<std::size_t>(CPU_COUNT(&set));
+  if (const std::optional<std::size_t> quota = detail::cgroup_cpu_quota()) n = std::min(n, *quota);
+  return std::max<std::size_t>(n, 1);
 }
 
 process_pool::process_pool(pool_options options)
@@ -52,7 +69,9 @@ process_pool& process_pool::operator=(const process_pool&) = default;
 process_pool::process_pool(process_pool&&) noexcept = default;
 process_pool& process_pool::operator=(process_pool&&) noexcept = default;
 
-void process_pool::shutdown(bool wait, bool cancel_pending) { core_->shutdown(wait, cancel_pending); }
+void process_pool::shutdown(bool wait, bool cancel_pending, bool kill_running) {
+  core_->shutdown(wait, cancel_pending, kill_running);
+}
 bool process_pool::is_shutdown() const { return core_->is_shutdown(); }
 std::size_t process_pool::max_workers() const { return core_->max_workers(); }
 void process_pool::resize(std::size_t max_workers) { core_->resize(max_workers); }
@@ -82,6 +101,9 @@ reusable& the_reusable() {
     auto* made = new reusable;
     // Stop its workers before the process's static objects go away.
     std::atexit([] {
+      // A task that calls exit() runs this in a forked worker, which has a
+      // copy of the pool but not its threads: leave it alone there.
+      if (is_worker_process()) return;
       std::optional<process_pool> last;
       {
         std::lock_guard lock(the_reusable().mu);
@@ -104,7 +126,8 @@ process_pool get_reusable_executor(const pool_options& options) {
     if (r.pool->max_workers() != wanted) r.pool->resize(wanted);
     return *r.pool;
   }
-  if (r.pool) r.pool->shutdown(false, false);  // finishes its work; last handle joins
+  // Handles to the previous pool keep it working; it shuts down, finishing
+  // its work, when the last of them is released.
   r.pool.emplace(options);
   return *r.pool;
 }

@@ -37,7 +37,8 @@ static_assert(sizeof(header) == 24);
 // A result body: u8 whole (0: items follow; 1: one exception record for all
 // items), then u32 count and `count` items, each a u64 length and that many
 // bytes: u8 status (0 value, 1 exception record) and the value.
-// An exception record: u8 exception_kind, string type name, string what.
+// An exception record: u8 exception_kind, string type name, string what
+// (for serialization, then u8 serialization_error::phase).
 enum class exception_kind : std::uint8_t {
   other = 0,  // rethrown as ferry::task_error
   runtime_error,
@@ -50,6 +51,7 @@ enum class exception_kind : std::uint8_t {
   overflow_error,
   underflow_error,
   bad_alloc,
+  serialization,  // ferry::serialization_error; a u8 phase follows the record
 };
 
 // Exit status of a spawned program that does not call serve_if_worker.

@@ -47,21 +47,72 @@ exception_kind kind_of(const std::type_info& t) {
 
 }  // namespace
 
-void write_current_exception(output_archive& ar) {
-  std::string type;
-  std::string what;
-  exception_kind kind = exception_kind::other;
+namespace {
+
+// "std::_Nested_exception<std::runtime_error>" is what throw_with_nested
+// throws; users wrote std::runtime_error.
+std::string without_nesting_wrapper(std::string type) {
+  constexpr std::string_view wrapper = "std::_Nested_exception<";
+  if (type.starts_with(wrapper) && type.ends_with(">"))
+    return type.substr(wrapper.size(), type.size() - wrapper.size() - 1);
+  return type;
+}
+
+// Appends ": inner what()" for each nested exception.
+void append_nested(std::string& what, const std::exception& e) {
+  try {
+    std::rethrow_if_nested(e);
+  } catch (const std::exception& inner) {
+    what += ": ";
+    what += inner.what();
+    append_nested(what, inner);
+  } catch (...) {
+    what += ": (an exception that is not a std::exception)";
+  }
+}
+
+exception_kind current_kind() {
+  try {
+    throw;
+  } catch (const std::nested_exception&) {
+    return exception_kind::other;  // rethrown as task_error, which keeps the inner messages
+  } catch (const std::exception& e) {
+    return kind_of(typeid(e));
+  } catch (...) {
+    return exception_kind::other;
+  }
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> describe_current_exception() {
   try {
     throw;
   } catch (const std::exception& e) {
-    kind = kind_of(typeid(e));
-    type = demangle(typeid(e).name());
-    what = e.what();
+    std::string what = e.what();
+    append_nested(what, e);
+    return {without_nesting_wrapper(demangle(typeid(e).name())), what};
   } catch (...) {
     const std::type_info* t = abi::__cxa_current_exception_type();
-    type = t != nullptr ? demangle(t->name()) : "unknown";
+    return {t != nullptr ? demangle(t->name()) : "unknown", ""};
   }
+}
+
+void write_current_exception(output_archive& ar) {
+  const exception_kind kind = current_kind();
+  auto [type, what] = describe_current_exception();
   ar(static_cast<std::uint8_t>(kind), type, what);
+}
+
+void write_current_exception(output_archive& ar, serialization_error::phase where) {
+  auto [type, what] = describe_current_exception();
+  ar(static_cast<std::uint8_t>(exception_kind::serialization), type, what,
+     static_cast<std::uint8_t>(where));
+}
+
+std::exception_ptr current_as_serialization_error(serialization_error::phase where) {
+  auto [type, what] = describe_current_exception();
+  return std::make_exception_ptr(serialization_error(where, std::move(type), std::move(what)));
 }
 
 void rethrow_task_exception(input_archive& ar) {
@@ -80,6 +131,13 @@ void rethrow_task_exception(input_archive& ar) {
     case exception_kind::overflow_error: throw std::overflow_error(what);
     case exception_kind::underflow_error: throw std::underflow_error(what);
     case exception_kind::bad_alloc: throw std::bad_alloc();
+    case exception_kind::serialization: {
+      std::uint8_t where;
+      ar(where);
+      if (where > static_cast<std::uint8_t>(serialization_error::phase::loading_result))
+        throw error("ferry: a result names an unknown serialization phase");
+      throw serialization_error(static_cast<serialization_error::phase>(where), type, what);
+    }
     default: throw task_error(type, what);
   }
 }

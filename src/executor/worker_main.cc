@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,47 +56,54 @@ void append_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast
 // Runs every item of a task message; see protocol.h for the result layout.
 std::string run_task(std::string_view body) {
   std::string out(message_header_room, '\0');
+  std::optional<input_archive> in;
+  std::shared_ptr<const callable_any> fn;
+  std::uint32_t count = 0;
   try {
-    input_archive in(body);
-    const std::shared_ptr<const callable_any> fn = load_any_function(in);
-    std::uint32_t count;
-    in(count);
+    in.emplace(body);
+    fn = load_any_function(*in);
+    (*in)(count);
     if (fn == nullptr) throw error("ferry: the task's function is empty");
-    out.push_back(0);
-    out.append(reinterpret_cast<const char*>(&count), 4);
-    for (std::uint32_t i = 0; i < count; ++i) {
-      const std::size_t length_at = out.size();
-      append_u64(out, 0);
-      out.push_back(0);
-      try {
-        output_archive item(out);
-        fn->call_serialized(in, item);
-      } catch (...) {
-        out.resize(length_at + 8);
-        out.push_back(1);
-        output_archive item(out);
-        write_current_exception(item);
-      }
-      const std::uint64_t length = out.size() - length_at - 8;
-      std::memcpy(out.data() + length_at, &length, 8);
-    }
   } catch (...) {
-    out.resize(message_header_room);
     out.push_back(1);
     output_archive whole(out);
-    write_current_exception(whole);
+    write_current_exception(whole, serialization_error::phase::loading_task);
+    return out;
+  }
+  out.push_back(0);
+  out.append(reinterpret_cast<const char*>(&count), 4);
+  // Once an item's arguments cannot be read, the following items cannot be
+  // found in the stream: they fail with the same error.
+  std::string unreadable;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (!unreadable.empty()) {
+      out += unreadable;
+      continue;
+    }
+    const std::size_t length_at = out.size();
+    append_u64(out, 0);
+    out.push_back(0);
+    call_stage stage = call_stage::reading_arguments;
+    try {
+      output_archive item(out);
+      fn->call_serialized(*in, item, stage);
+    } catch (...) {
+      out.resize(length_at + 8);  // drop whatever part of the result was written
+      out.push_back(1);
+      output_archive item(out);
+      if (stage == call_stage::calling)
+        write_current_exception(item);
+      else
+        write_current_exception(item, stage == call_stage::reading_arguments
+                                          ? serialization_error::phase::loading_task
+                                          : serialization_error::phase::saving_result);
+    }
+    const std::uint64_t length = out.size() - length_at - 8;
+    std::memcpy(out.data() + length_at, &length, 8);
+    if (stage == call_stage::reading_arguments && out[length_at + 8] == 1)
+      unreadable = out.substr(length_at);
   }
   return out;
-}
-
-std::string describe_current_exception() {
-  try {
-    throw;
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an exception that is not a std::exception";
-  }
 }
 
 int worker_loop(int fd) {
@@ -119,7 +127,8 @@ int worker_loop(int fd) {
     if (initializer) initializer();
   } catch (...) {
     try {
-      write_frame(fd, protocol::kind::start_failed, 0, describe_current_exception());
+      auto [type, what] = describe_current_exception();
+      write_frame(fd, protocol::kind::start_failed, 0, what.empty() ? type : what);
     } catch (...) {
     }
     return 1;

@@ -155,7 +155,7 @@ TEST_F(Executor, TenThousandTasksFromEightThreads) {
 TEST_F(Executor, CrashesFailOnlyTheirTask) {
   ferry::process_pool pool(options());
   const std::pair<const char*, const char*> crashes[] = {
-      {"abort", "signal 6 (SIGABRT)"}, {"segv", "signal 11 (SIGSEGV)"}, {"exit3", "exited with status 3"}};
+      {"abort", "signal 6 (SIGABRT)"}, {"segv", "signal 11 (SIGSEGV)"}, {"exit3", "exited with code 3"}};
   for (const auto& [how, cause] : crashes) {
     auto slow = pool.submit(test_tasks::sleep_ms(), 200);
     auto e = expect_error<ferry::worker_died_error>(
@@ -269,8 +269,11 @@ TEST_F(Executor, UnserializableArgumentFailsItsOwnFuture) {
   int (*c_abs)(int) = &::abs;
   ferry::function<int(int)> c_function = c_abs;
   auto f = pool.submit(test_tasks::add(), 1, 2);
-  auto bad = pool.submit([](const ferry::function<int(int)>& g) { return g(1); }, c_function);
-  EXPECT_THROW(bad.get(), ferry::not_shippable_error);
+  auto bad = pool.submit(test_tasks::apply_to_one(), c_function);
+  auto e = expect_error<ferry::serialization_error>([&] { bad.get(); });
+  EXPECT_EQ(e.where(), ferry::serialization_error::phase::saving_task);
+  EXPECT_EQ(e.type_name(), "ferry::not_shippable_error");
+  EXPECT_NE(e.message().find("C linkage"), std::string::npos) << e.message();
   EXPECT_EQ(f.get(), 3);
 }
 

@@ -179,4 +179,53 @@ ferry::function<int()> exhaust_memory() {
   };
 }
 
+ferry::function<int(ferry::function<int(int)>)> apply_to_one() {
+  return [](ferry::function<int(int)> g) { return g(1); };
+}
+
+// Pool side: saving 1 fails; loading 4 fails. Worker side: loading 2 fails,
+// saving 3 fails. ferry::is_worker_process() tells the sides apart.
+template <class Archive>
+void fragile::save(Archive& ar) const {
+  const bool worker = ferry::is_worker_process();
+  if ((fail_when == 1 && !worker) || (fail_when == 3 && worker))
+    throw std::runtime_error("fragile refuses to be saved");
+  ar(fail_when);
+}
+
+template <class Archive>
+void fragile::load(Archive& ar) {
+  ar(fail_when);
+  const bool worker = ferry::is_worker_process();
+  if ((fail_when == 2 && worker) || (fail_when == 4 && !worker))
+    throw std::runtime_error("fragile refuses to be loaded");
+  in_worker = worker;
+}
+
+template void fragile::save(ferry::output_archive&) const;
+template void fragile::load(ferry::input_archive&);
+
+ferry::function<fragile(fragile)> pass_fragile() {
+  return [](fragile f) { return f; };
+}
+
+ferry::function<int(std::string)> exit_with() {
+  return [](std::string how) -> int {
+    if (how == "exit0") std::exit(0);
+    if (how == "_exit0") ::_exit(0);
+    if (how == "_exit42") ::_exit(42);
+    return 1;
+  };
+}
+
+ferry::function<int()> throw_nested() {
+  return []() -> int {
+    try {
+      throw std::invalid_argument("inner cause");
+    } catch (...) {
+      std::throw_with_nested(std::runtime_error("outer"));
+    }
+  };
+}
+
 }  // namespace test_tasks

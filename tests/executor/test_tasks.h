@@ -18,6 +18,21 @@ ferry::function<std::string(const std::string&)> greet(std::string greeting);  /
 ferry::function<double()> sum(std::vector<double> values);       // local aggregate
 ferry::function<int(int)> negate_pointer();                      // function pointer
 ferry::function<int(int)> offset_by(int k);                      // class with cereal serialize
+ferry::function<int(ferry::function<int(int)>)> apply_to_one();  // g(1)
+// Types whose cereal functions fail in chosen places: saving in the pool,
+// loading in the worker, saving the result in the worker, loading it in
+// the pool.
+struct fragile {
+  int fail_when = 0;  // 1 save in pool, 2 load in worker, 3 save result, 4 load result
+  bool in_worker = false;
+  template <class Archive>
+  void save(Archive& ar) const;
+  template <class Archive>
+  void load(Archive& ar);
+};
+ferry::function<fragile(fragile)> pass_fragile();
+ferry::function<int(std::string)> exit_with();                   // "exit0", "_exit0", "_exit42"
+ferry::function<int()> throw_nested();
 ferry::function<void(int)> discard();                            // void result
 ferry::function<int(std::string)> throw_std();                   // throws the named std type
 ferry::function<int()> throw_custom();                           // test_tasks::custom_error

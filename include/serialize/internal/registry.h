@@ -21,16 +21,20 @@
 
 namespace ferry::detail {
 
+// How far call_serialized got, so that a caller can tell a failure to read
+// the arguments or write the result from the call's own exception.
+enum class call_stage { reading_arguments, calling, writing_result };
+
 // The signature-independent face of every callable held by a function.
 class callable_any {
  public:
   virtual ~callable_any() = default;
   // Reads the arguments from `in`, calls, writes the result to `out`: how a
   // worker process runs a task without knowing its types (the code doing
-  // it is instantiated in the callable's own module). Throws
-  // ferry::not_shippable_error if the signature's arguments or result cannot
-  // be serialized, and whatever the call throws.
-  virtual void call_serialized(input_archive& in, output_archive& out) const = 0;
+  // it is instantiated in the callable's own module). `stage` follows its
+  // progress. Throws ferry::not_shippable_error if the signature's arguments
+  // or result cannot be serialized, and whatever the call throws.
+  virtual void call_serialized(input_archive& in, output_archive& out, call_stage& stage) const = 0;
 };
 
 struct FERRY_EXPORT registry_entry {
