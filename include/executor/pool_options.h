@@ -64,6 +64,11 @@ struct pool_options {
   // worker does not start and the pending tasks fail with
   // ferry::worker_start_error.
   function<void()> initializer;
+  // A worker whose resident memory is above this many bytes after a task
+  // delivers that task's result and then exits (the pool starts another
+  // when needed); 0 means no limit. Checked between tasks: it bounds leaks
+  // and growth across tasks, not the peak inside one task.
+  std::size_t max_worker_memory = 0;
   // Environment variables set in each worker before the initializer.
   std::map<std::string, std::string> env;
   // A message between pool and worker larger than this is refused: the

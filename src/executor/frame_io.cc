@@ -203,10 +203,10 @@ std::optional<frame> frame_reader::read_blocking(int fd) {
 }
 
 void write_frame(int fd, protocol::kind type, std::uint64_t id, std::string& message,
-                 std::size_t shared_memory_threshold) {
+                 std::size_t shared_memory_threshold, std::uint8_t flags) {
   const std::size_t body = message.size() - header_size;
   if (body <= shared_memory_threshold) {
-    const protocol::header h = make_header(type, id, body, 0);
+    const protocol::header h = make_header(type, id, body, flags);
     std::memcpy(message.data(), &h, header_size);
     iovec iov{message.data(), message.size()};
     send_all(fd, &iov, 1, -1);
@@ -230,7 +230,7 @@ void write_frame(int fd, protocol::kind type, std::uint64_t id, std::string& mes
     ::close(mem);
     throw_errno("sealing shared memory");
   }
-  protocol::header h = make_header(type, id, body, protocol::flag_shared_memory);
+  protocol::header h = make_header(type, id, body, flags | protocol::flag_shared_memory);
   iovec iov{&h, header_size};
   try {
     send_all(fd, &iov, 1, mem);

@@ -65,7 +65,7 @@ class frame_reader {
 // until sent (polling if fd is non-blocking); throws protocol_error if the
 // peer is gone.
 void write_frame(int fd, protocol::kind type, std::uint64_t id, std::string& message,
-                 std::size_t shared_memory_threshold);
+                 std::size_t shared_memory_threshold, std::uint8_t flags = 0);
 
 // A message with this body, for small control frames.
 void write_frame(int fd, protocol::kind type, std::uint64_t id, std::string_view body);

@@ -153,7 +153,8 @@ std::string pool_core::hello_message() const {
   std::vector<std::string> allowed;
   for (const auto& p : allowed_modules()) allowed.push_back(p.string());
   ar(options_.env, allowed, static_cast<std::uint64_t>(options_.max_message_size),
-     static_cast<std::uint64_t>(options_.shared_memory_threshold), options_.initializer);
+     static_cast<std::uint64_t>(options_.shared_memory_threshold),
+     static_cast<std::uint64_t>(options_.max_worker_memory), options_.initializer);
   return message;
 }
 
@@ -257,7 +258,10 @@ void pool_core::on_readable(worker& w) {
             if (w.state == worker::phase::busy) {
               w.state = worker::phase::idle;
               w.since = clock::now();
-              if (options_.max_tasks_per_worker != 0 && w.tasks_done >= options_.max_tasks_per_worker)
+              if ((f->header.flags & protocol::flag_retiring) != 0)
+                w.state = worker::phase::retiring;  // over its memory limit; exits by itself
+              else if (options_.max_tasks_per_worker != 0 &&
+                       w.tasks_done >= options_.max_tasks_per_worker)
                 retire(w);
             }
             break;

@@ -87,6 +87,7 @@ bool same_but_size(const pool_options& a, const pool_options& b) {
          a.max_tasks_per_worker == b.max_tasks_per_worker && a.task_timeout == b.task_timeout &&
          a.env == b.env && a.max_message_size == b.max_message_size &&
          a.shared_memory_threshold == b.shared_memory_threshold &&
+         a.max_worker_memory == b.max_worker_memory &&
          a.worker_program == b.worker_program &&
          dumps(a.initializer) == dumps(b.initializer);
 }

@@ -23,6 +23,8 @@ enum class kind : std::uint8_t {
 };
 
 inline constexpr std::uint8_t flag_shared_memory = 1;
+// On a result: the worker exits after it (it went over its memory limit).
+inline constexpr std::uint8_t flag_retiring = 2;
 
 struct header {
   std::uint32_t magic;

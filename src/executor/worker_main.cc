@@ -51,6 +51,16 @@ struct entry_point_check {
   }
 } check_entry_point;
 
+// Resident set size, from /proc/self/statm (pages).
+std::uint64_t resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
+}
+
 void append_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
 
 // Runs every item of a task message; see protocol.h for the result layout.
@@ -109,6 +119,7 @@ std::string run_task(std::string_view body) {
 int worker_loop(int fd) {
   frame_reader reader(std::size_t{1} << 32);
   std::size_t shared_memory_threshold = std::size_t{1} << 20;
+  std::uint64_t memory_limit = 0;
   try {
     std::optional<frame> hello = reader.read_blocking(fd);
     if (!hello || hello->header.type != protocol::kind::hello) return 2;
@@ -117,7 +128,7 @@ int worker_loop(int fd) {
     std::vector<std::string> allowed;
     std::uint64_t max_message = 0;
     std::uint64_t threshold = 0;
-    in(env, allowed, max_message, threshold);
+    in(env, allowed, max_message, threshold, memory_limit);
     for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
     for (const std::string& path : allowed) allow_module(path);
     reader.set_max_body(max_message);
@@ -142,7 +153,10 @@ int worker_loop(int fd) {
       const std::uint64_t id = f->header.id;
       std::string result = run_task(f->body->view());
       f.reset();  // unmap the arguments before the result is written
-      write_frame(fd, protocol::kind::result, id, result, shared_memory_threshold);
+      const bool retiring = memory_limit != 0 && resident_bytes() > memory_limit;
+      write_frame(fd, protocol::kind::result, id, result, shared_memory_threshold,
+                  retiring ? protocol::flag_retiring : 0);
+      if (retiring) return 0;
     }
   } catch (const protocol_error& e) {
     std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());

@@ -381,6 +381,140 @@ TEST_F(Executor, MainExecutableCodeUnderPlugin) {
   }
 }
 
+
+// ---- Semantics users of mature pools rely on -------------------------------
+
+TEST_F(Executor, SerializationErrorsNameTheirPhase) {
+  ferry::process_pool pool(options(1));
+  using phase = ferry::serialization_error::phase;
+  const int worker = pool.submit(test_tasks::pid()).get();
+  for (auto [fail_when, where] : {std::pair{1, phase::saving_task}, std::pair{2, phase::loading_task},
+                                  std::pair{3, phase::saving_result}, std::pair{4, phase::loading_result}}) {
+    test_tasks::fragile f;
+    f.fail_when = fail_when;
+    auto e = expect_error<ferry::serialization_error>([&] { pool.submit(test_tasks::pass_fragile(), f).get(); });
+    EXPECT_EQ(e.where(), where) << e.what();
+    EXPECT_EQ(e.type_name(), "std::runtime_error") << e.what();
+    EXPECT_NE(e.message().find("fragile refuses"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(ferry::to_string(where)), std::string::npos) << e.what();
+  }
+  // The worker survived every phase.
+  EXPECT_EQ(pool.submit(test_tasks::pid()).get(), worker);
+  test_tasks::fragile fine;
+  EXPECT_TRUE(pool.submit(test_tasks::pass_fragile(), fine).get().fail_when == 0);
+}
+
+TEST_F(Executor, ExitInATaskIsAWorkerDeath) {
+  ferry::process_pool pool(options(1));
+  for (auto [how, cause] : {std::pair{"exit0", "exited with code 0"}, std::pair{"_exit0", "exited with code 0"},
+                            std::pair{"_exit42", "exited with code 42"}}) {
+    auto e = expect_error<ferry::worker_died_error>([&] { pool.submit(test_tasks::exit_with(), std::string(how)).get(); });
+    EXPECT_EQ(e.cause(), cause) << how;
+    EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
+  }
+}
+
+TEST_F(Executor, NestedExceptionsKeepTheInnerMessage) {
+  ferry::process_pool pool(options(1));
+  auto e = expect_error<ferry::task_error>([&] { pool.submit(test_tasks::throw_nested()).get(); });
+  EXPECT_EQ(e.type_name(), "std::runtime_error");
+  EXPECT_EQ(e.message(), "outer: inner cause");
+}
+
+TEST_F(Executor, ShutdownCanKillRunningTasks) {
+  ferry::process_pool pool(options(2));
+  auto a = pool.submit(test_tasks::sleep_ms(), 20'000);
+  auto b = pool.submit(test_tasks::sleep_ms(), 20'000);
+  auto pending = pool.submit(test_tasks::add(), 1, 1);
+  std::this_thread::sleep_for(200ms);
+  const auto start = std::chrono::steady_clock::now();
+  pool.shutdown(true, false, true);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_THROW(a.get(), ferry::pool_shutdown_error);
+  EXPECT_THROW(b.get(), ferry::pool_shutdown_error);
+  EXPECT_THROW(pending.get(), ferry::pool_shutdown_error);
+}
+
+TEST_F(Executor, MemoryLimitRetiresTheWorkerAfterItsTask) {
+  ferry::pool_options o = options(1);
+  o.max_worker_memory = std::size_t{200} << 20;
+  ferry::process_pool pool(o);
+  const int small = pool.submit(test_tasks::keep_megabytes(), 10).get();
+  EXPECT_EQ(pool.submit(test_tasks::pid()).get(), small);  // under the limit: kept
+  const int big = pool.submit(test_tasks::keep_megabytes(), 300).get();  // succeeds...
+  EXPECT_EQ(big, small);
+  EXPECT_NE(pool.submit(test_tasks::pid()).get(), big);  // ...and its worker was replaced
+}
+
+TEST_F(Executor, WaitAnyReturnsTheFirstFinished) {
+  ferry::process_pool pool(options(2));
+  std::vector<ferry::future<int>> futures = {pool.submit(test_tasks::sleep_ms(), 1500),
+                                             pool.submit(test_tasks::sleep_ms(), 10)};
+  EXPECT_EQ(ferry::wait_any(futures), 1u);
+  EXPECT_EQ(ferry::wait_any(std::vector{futures[0]}, 1ms), std::nullopt);
+  EXPECT_EQ(ferry::wait_any(futures, 1ms), std::optional<std::size_t>(1));
+}
+
+TEST_F(Executor, MapOrderedYieldsResultsAsTheyArrive) {
+  ferry::process_pool pool(options(2));
+  const auto start = std::chrono::steady_clock::now();
+  auto results = pool.map_ordered(test_tasks::sleep_ms(), std::vector<int>{1, 1500});
+  auto it = results.begin();
+  EXPECT_GT(*it, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1200ms);  // did not wait for the slow one
+  ++it;
+  EXPECT_GT(*it, 0);
+  ++it;
+  EXPECT_TRUE(it == results.end());
+}
+
+TEST_F(Executor, MapWithATimeout) {
+  ferry::process_pool pool(options(1));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(pool.map(test_tasks::sleep_ms(), std::vector<int>{1000, 1000, 1000}, 1, 200ms),
+               ferry::wait_timeout_error);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 900ms);
+  EXPECT_EQ(pool.map(test_tasks::scale(2), std::vector<int>{1, 2}, 1, 10s), (std::vector<int>{2, 4}));
+}
+
+TEST_F(Executor, ReusableExecutorReplacedWhenOtherOptionsChange) {
+  ferry::pool_options o = options(1);
+  ferry::process_pool a = ferry::get_reusable_executor(o);
+  const int first = a.submit(test_tasks::pid()).get();
+  std::atomic<bool> stop{false};
+  std::atomic<int> served{0};
+  std::thread user([&] {  // keeps using its handle while the pool is resized and replaced
+    while (!stop) served += a.submit(test_tasks::add(), 1, 1).get() == 2;
+  });
+  o.max_workers = 2;
+  ferry::process_pool resized = ferry::get_reusable_executor(o);
+  o.env["FERRY_TEST_VALUE"] = "replaced";
+  ferry::process_pool replaced = ferry::get_reusable_executor(o);
+  EXPECT_EQ(replaced.submit(test_tasks::getenv(), std::string("FERRY_TEST_VALUE")).get(), "replaced");
+  std::this_thread::sleep_for(100ms);
+  stop = true;
+  user.join();
+  EXPECT_GT(served.load(), 0);
+  EXPECT_EQ(resized.max_workers(), 2u);  // the same pool as a
+  EXPECT_EQ(a.max_workers(), 2u);
+  EXPECT_NE(replaced.submit(test_tasks::pid()).get(), first);
+  a.shutdown();
+  replaced.shutdown();
+}
+
+TEST_F(Executor, NoTaskIsSentToAWorkerThatIsRetiring) {
+  ferry::pool_options o = options(2);
+  o.idle_timeout = 1ms;
+  o.max_tasks_per_worker = 1;
+  ferry::process_pool pool(o);
+  std::vector<ferry::future<int>> futures;
+  for (int i = 0; i < 60; ++i) {
+    futures.push_back(pool.submit(test_tasks::add(), i, 0));
+    if (i % 10 == 0) std::this_thread::sleep_for(5ms);  // let workers go idle and time out
+  }
+  for (int i = 0; i < 60; ++i) EXPECT_EQ(futures[i].get(), i);
+}
+
 int main(int argc, char** argv) {
   ferry::serve_if_worker(argc, argv);
   ferry::allow_module(FERRY_TEST_TASKS_DIR);  // plugin workers load the tasks from there

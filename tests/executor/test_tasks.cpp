@@ -218,6 +218,14 @@ ferry::function<int(std::string)> exit_with() {
   };
 }
 
+ferry::function<int(int)> keep_megabytes() {
+  return [](int n) {
+    static std::vector<std::vector<char>> kept;
+    kept.emplace_back(static_cast<std::size_t>(n) << 20, 'k');  // touched, so resident
+    return static_cast<int>(::getpid());
+  };
+}
+
 ferry::function<int()> throw_nested() {
   return []() -> int {
     try {
