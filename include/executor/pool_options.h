@@ -66,8 +66,9 @@ struct pool_options {
   function<void()> initializer;
   // A worker whose resident memory is above this many bytes after a task
   // delivers that task's result and then exits (the pool starts another
-  // when needed); 0 means no limit. Checked between tasks: it bounds leaks
-  // and growth across tasks, not the peak inside one task.
+  // when needed); 0 means no limit. A task that alone (its growth while it
+  // runs, sampled every 10 ms) uses more than this is stopped, and fails
+  // with ferry::worker_died_error saying so.
   std::size_t max_worker_memory = 0;
   // Environment variables set in each worker before the initializer.
   std::map<std::string, std::string> env;

@@ -295,6 +295,11 @@ void pool_core::on_exit(worker& w) {
       w.current->state->fail(std::make_exception_ptr(task_timeout_error(
           "ferry: the task ran longer than the task_timeout of " +
           std::to_string(options_.task_timeout->count()) + " ms; its worker was killed")));
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == protocol::task_memory_status &&
+               w.failure.empty()) {
+      w.current->state->fail(std::make_exception_ptr(worker_died_error(
+          w.pid, "was stopped because the task alone used more than max_worker_memory (" +
+                     std::to_string(options_.max_worker_memory) + " bytes)")));
     } else {
       w.current->state->fail(std::make_exception_ptr(worker_died_error(w.pid, cause)));
     }

@@ -58,6 +58,8 @@ enum class exception_kind : std::uint8_t {
 
 // Exit status of a spawned program that does not call serve_if_worker.
 inline constexpr int no_entry_point_status = 86;
+// Exit status of a worker whose task alone used more than its memory limit.
+inline constexpr int task_memory_status = 87;
 
 }  // namespace ferry::detail::protocol
 

@@ -13,6 +13,10 @@
 #include <cereal/types/vector.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -60,6 +64,62 @@ std::uint64_t resident_bytes() {
   std::fclose(f);
   return n == 2 ? resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
 }
+
+// Watches the memory of the task being run: a task that alone (its growth
+// from the worker's size when it started) uses more than the limit ends the
+// worker with task_memory_status. Growth across tasks is handled between
+// tasks instead (the flag_retiring result).
+class memory_watch {
+ public:
+  explicit memory_watch(std::uint64_t limit) : limit_(limit) {
+    if (limit_ != 0) thread_ = std::thread([this] { watch(); });
+  }
+  ~memory_watch() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  void task_started() {
+    if (limit_ == 0) return;
+    std::lock_guard lock(mu_);
+    start_ = resident_bytes();
+    running_ = true;
+    cv_.notify_one();
+  }
+  void task_finished() {
+    if (limit_ == 0) return;
+    std::lock_guard lock(mu_);
+    running_ = false;
+  }
+
+ private:
+  void watch() {
+    std::unique_lock lock(mu_);
+    while (!stop_) {
+      if (!running_) {
+        cv_.wait(lock);
+        continue;
+      }
+      cv_.wait_for(lock, std::chrono::milliseconds(10));
+      if (running_ && resident_bytes() > start_ + limit_) {
+        std::fflush(nullptr);
+        std::_Exit(protocol::task_memory_status);
+      }
+    }
+  }
+
+  const std::uint64_t limit_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool running_ = false;
+  bool stop_ = false;
+  std::uint64_t start_ = 0;
+  std::thread thread_;
+};
 
 void append_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
 
@@ -144,6 +204,7 @@ int worker_loop(int fd) {
     }
     return 1;
   }
+  memory_watch watch(memory_limit);
   try {
     write_frame(fd, protocol::kind::ready, 0, std::string_view());
     for (;;) {
@@ -151,7 +212,9 @@ int worker_loop(int fd) {
       if (!f || f->header.type == protocol::kind::exit) return 0;
       if (f->header.type != protocol::kind::task) return 2;
       const std::uint64_t id = f->header.id;
+      watch.task_started();
       std::string result = run_task(f->body->view());
+      watch.task_finished();
       f.reset();  // unmap the arguments before the result is written
       const bool retiring = memory_limit != 0 && resident_bytes() > memory_limit;
       write_frame(fd, protocol::kind::result, id, result, shared_memory_threshold,

@@ -437,13 +437,24 @@ TEST_F(Executor, ShutdownCanKillRunningTasks) {
 
 TEST_F(Executor, MemoryLimitRetiresTheWorkerAfterItsTask) {
   ferry::pool_options o = options(1);
-  o.max_worker_memory = std::size_t{200} << 20;
+  o.max_worker_memory = std::size_t{150} << 20;
   ferry::process_pool pool(o);
-  const int small = pool.submit(test_tasks::keep_megabytes(), 10).get();
-  EXPECT_EQ(pool.submit(test_tasks::pid()).get(), small);  // under the limit: kept
-  const int big = pool.submit(test_tasks::keep_megabytes(), 300).get();  // succeeds...
-  EXPECT_EQ(big, small);
-  EXPECT_NE(pool.submit(test_tasks::pid()).get(), big);  // ...and its worker was replaced
+  // Each task keeps 60 MiB: none alone crosses the limit; together they do.
+  const int first = pool.submit(test_tasks::keep_megabytes(), 60).get();
+  std::vector<int> pids{first};
+  for (int i = 0; i < 3; ++i) pids.push_back(pool.submit(test_tasks::keep_megabytes(), 60).get());
+  EXPECT_EQ(pids[1], first);  // baseline + 60 MiB after the first: kept
+  EXPECT_NE(pids[3], first);  // over 150 MiB after the third at the latest: replaced
+}
+
+TEST_F(Executor, TaskAloneOverTheMemoryLimitIsStopped) {
+  ferry::pool_options o = options(1);
+  o.max_worker_memory = std::size_t{100} << 20;
+  ferry::process_pool pool(o);
+  auto e = expect_error<ferry::worker_died_error>([&] { pool.submit(test_tasks::keep_megabytes(), 400).get(); });
+  EXPECT_NE(std::string(e.what()).find("the task alone used more than max_worker_memory"), std::string::npos)
+      << e.what();
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
 }
 
 TEST_F(Executor, WaitAnyReturnsTheFirstFinished) {
