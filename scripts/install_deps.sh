@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake make binutils python3
+  g++ cmake make binutils python3 pkgconf
   libcereal-dev
   libboost1.81-dev
   libabsl-dev

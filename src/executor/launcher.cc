@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -67,6 +68,9 @@ launched_worker launch_worker(start_method method, const std::string& program,
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) fail("socketpair");
   pid_t pid = 0;
   if (method == start_method::fork) {
+    // Unwritten stdio output would otherwise be written twice: once by this
+    // process, once by the child when it exits.
+    std::fflush(nullptr);
     pid = ::fork();
     if (pid < 0) {
       const int e = errno;
@@ -107,7 +111,12 @@ std::string default_worker_program() {
   Dl_info info{};
   if (::dladdr(reinterpret_cast<const void*>(&default_worker_program), &info) != 0 &&
       info.dli_fname != nullptr) {
-    return (std::filesystem::path(info.dli_fname).parent_path() / "ferry-worker").string();
+    const std::filesystem::path libdir = std::filesystem::path(info.dli_fname).parent_path();
+    // The build tree keeps it beside the library; an installation in libexec.
+    for (const std::filesystem::path& candidate :
+         {libdir / "ferry-worker", libdir / FERRY_WORKER_FROM_LIBDIR}) {
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate.lexically_normal().string();
+    }
   }
   return "ferry-worker";
 }
