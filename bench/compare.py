@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Prints the comparison table of one benchmark run (scripts/bench.sh).
+
+    bench/compare.py DIR    # DIR holds serialize.json, ferry.jsonl, loky.jsonl
+"""
+import json
+import pathlib
+import sys
+
+d = pathlib.Path(sys.argv[1])
+
+
+def jsonl(name):
+    out = {}
+    for line in (d / name).read_text().splitlines():
+        if line.startswith("{"):
+            r = json.loads(line)
+            out[r["name"]] = r["value"]
+    return out
+
+
+ferry = jsonl("ferry.jsonl")
+loky = jsonl("loky.jsonl")
+gbench = {b["name"].split("/")[0]: b for b in json.loads((d / "serialize.json").read_text())["benchmarks"]}
+
+rows = []
+
+
+def row(what, mine, unit, peer_name, peer, ratio_note, target):
+    if mine is None or peer is None:
+        rows.append((what, "n/a" if mine is None else f"{mine:.4g} {unit}", peer_name, "n/a", "", target))
+        return
+    rows.append((what, f"{mine:.4g} {unit}", peer_name, f"{peer:.4g} {unit}", ratio_note(mine, peer), target))
+
+
+def ns(name):
+    b = gbench.get(name)
+    if b is None:
+        return None
+    scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
+    return b["real_time"] * scale
+
+
+slower = lambda m, p: f"{m / p:.2f}x the time"
+faster_rate = lambda m, p: f"{m / p:.1f}x the rate"
+for case, label in [("a", "(a) capture-less lambda"), ("b", "(b) closure: int, double, 16-char string"),
+                    ("c", "(c) local aggregate, 1000 doubles"), ("d", "(d) 64 MiB std::string")]:
+    for op in ("dumps", "loads"):
+        mine, peer = ns(f"{case}_ferry_{op}"), ns(f"{case}_cereal_{op}")
+        unit = "ns"
+        if case == "d" and mine and peer:
+            mine, peer, unit = mine / 1e6, peer / 1e6, "ms"
+        row(f"{label}, {op}", mine, unit, "raw cereal", peer, slower, "<= 1.2x cereal for (b)-(d)")
+
+row("submit(noop).get() median", ferry.get("roundtrip_median"), "us", "socketpair ping-pong (floor)",
+    ferry.get("pingpong_median"), slower, "<= 2x the floor")
+row("submit(noop).get() median", ferry.get("roundtrip_median"), "us", "loky", loky.get("roundtrip_median"),
+    lambda m, p: f"{p / m:.1f}x faster", ">= 10x faster than loky")
+row("submit(noop).get() p99", ferry.get("roundtrip_p99"), "us", "socketpair ping-pong (floor)",
+    ferry.get("pingpong_p99"), slower, "")
+row("submit(noop).get() p99", ferry.get("roundtrip_p99"), "us", "loky", loky.get("roundtrip_p99"),
+    lambda m, p: f"{p / m:.1f}x faster", "")
+row("100k no-op tasks, one message each, 2 workers", ferry.get("submit_tasks_per_s"), "tasks/s", "loky",
+    loky.get("submit_tasks_per_s"), faster_rate, ">= 20x loky")
+row("map chunksize 1, 100k items", ferry.get("map_chunk1_items_per_s"), "items/s", "loky",
+    loky.get("map_chunk1_items_per_s"), faster_rate, "")
+row("map chunksize 256, 100k items", ferry.get("map_chunk256_items_per_s"), "items/s", "loky",
+    loky.get("map_chunk256_items_per_s"), faster_rate, ">= 2x loky")
+row("64 MiB argument + result", ferry.get("large_gbps"), "GB/s", "memcpy of 64 MiB", ferry.get("memcpy_gbps"),
+    lambda m, p: f"{m / p:.2f}x memcpy", ">= 2 GB/s")
+row("64 MiB argument + result", ferry.get("large_gbps"), "GB/s", "loky", loky.get("large_gbps"), faster_rate, "")
+for method, target in (("spawn", "< 10 ms"), ("fork", "< 5 ms")):
+    row(f"pool of 2 to first result, {method}", ferry.get(f"start_{method}_ms"), "ms", "loky cold start",
+        loky.get("start_ms"), lambda m, p: f"{p / m:.0f}x faster", target)
+
+print("| measure | ferry | against | their figure | ratio | target |")
+print("|---|---|---|---|---|---|")
+for r in rows:
+    print("| " + " | ".join(r) + " |")
+
+scaling = sorted((int(k.split("_")[1]), v) for k, v in ferry.items() if k.startswith("scaling_") and k.endswith("_s"))
+if scaling:
+    print()
+    print("| workers | 2000 tasks of ~1 ms | speedup over 1 worker |")
+    print("|---|---|---|")
+    for w, s in scaling:
+        print(f"| {w} | {s:.3g} s | {ferry.get(f'scaling_{w}_speedup', 0):.2f}x |")

@@ -1,0 +1,210 @@
+// Copyright ferry authors.
+//
+// Executor measurements, one per mode; each prints JSON lines
+// {"name": ..., "value": ..., "unit": ...} for bench/compare.py.
+//
+//   executor_bench roundtrip|pingpong|throughput|large|memcpy|start|scaling [max workers]
+//
+// Run through scripts/bench.sh, which runs loky's side in the same run.
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <executor/executor.h>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+void emit(const std::string& name, double value, const char* unit) {
+  std::printf("{\"name\": \"%s\", \"value\": %.6g, \"unit\": \"%s\"}\n", name.c_str(), value, unit);
+  std::fflush(stdout);
+}
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(p * static_cast<double>(v.size() - 1))];
+}
+
+ferry::function<int(int)> noop() {
+  return [](int x) { return x; };
+}
+
+ferry::pool_options options(std::size_t workers, ferry::start_method method = ferry::start_method::spawn) {
+  ferry::pool_options o;
+  o.max_workers = workers;
+  o.start = method;
+  return o;
+}
+
+// submit(noop).get(), one at a time, one worker.
+void roundtrip() {
+  ferry::process_pool pool(options(1));
+  for (int i = 0; i < 500; ++i) pool.submit(noop(), i).get();
+  std::vector<double> us;
+  for (int i = 0; i < 5000; ++i) {
+    const auto t = clock_type::now();
+    pool.submit(noop(), i).get();
+    us.push_back(seconds_since(t) * 1e6);
+  }
+  emit("roundtrip_median", percentile(us, 0.5), "us");
+  emit("roundtrip_p99", percentile(us, 0.99), "us");
+}
+
+// The floor: two processes exchanging frames of the sizes of a no-op task
+// and its result over a stream socketpair, one at a time.
+void pingpong() {
+  std::string task(ferry::dumps(ferry::function<int(int)>(noop())).size() + 24 + 8, 't');
+  std::string result(24 + 1 + 4 + 8 + 1 + 4, 'r');
+  int sv[2];
+  socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+  auto exact = [](int fd, char* p, std::size_t n) {
+    while (n > 0) {
+      const ssize_t r = read(fd, p, n);
+      if (r <= 0) return false;
+      p += r;
+      n -= static_cast<std::size_t>(r);
+    }
+    return true;
+  };
+  const pid_t child = fork();
+  if (child == 0) {
+    close(sv[0]);
+    std::string in(task.size(), '\0');
+    while (exact(sv[1], in.data(), in.size())) {
+      if (write(sv[1], result.data(), result.size()) < 0) break;
+    }
+    _exit(0);
+  }
+  close(sv[1]);
+  std::string back(result.size(), '\0');
+  std::vector<double> us;
+  for (int i = 0; i < 5500; ++i) {
+    const auto t = clock_type::now();
+    if (write(sv[0], task.data(), task.size()) < 0 || !exact(sv[0], back.data(), back.size())) break;
+    if (i >= 500) us.push_back(seconds_since(t) * 1e6);
+  }
+  close(sv[0]);
+  waitpid(child, nullptr, 0);
+  emit("pingpong_median", percentile(us, 0.5), "us");
+  emit("pingpong_p99", percentile(us, 0.99), "us");
+}
+
+// 100 000 no-op tasks with 2 workers: one message each, and map in chunks.
+void throughput() {
+  ferry::process_pool pool(options(2));
+  pool.submit(noop(), 0).get();
+  constexpr int n = 100'000;
+  {
+    const auto t = clock_type::now();
+    std::vector<ferry::future<int>> futures;
+    futures.reserve(n);
+    for (int i = 0; i < n; ++i) futures.push_back(pool.submit(noop(), i));
+    for (auto& f : futures) f.get();
+    emit("submit_tasks_per_s", n / seconds_since(t), "tasks/s");
+  }
+  std::vector<int> inputs(n);
+  for (int i = 0; i < n; ++i) inputs[static_cast<std::size_t>(i)] = i;
+  for (std::size_t chunk : {1u, 256u}) {
+    const auto t = clock_type::now();
+    const std::vector<int> out = pool.map(noop(), inputs, chunk);
+    emit("map_chunk" + std::to_string(chunk) + "_items_per_s", n / seconds_since(t), "items/s");
+  }
+}
+
+// A task taking and returning 64 MiB.
+void large() {
+  ferry::process_pool pool(options(1));
+  ferry::function<std::string(std::string)> echo = [](std::string s) { return s; };
+  const std::string payload(64u << 20, 'p');
+  pool.submit(echo, payload).get();
+  std::vector<double> s;
+  for (int i = 0; i < 5; ++i) {
+    const auto t = clock_type::now();
+    const std::string back = pool.submit(echo, payload).get();
+    s.push_back(seconds_since(t));
+    if (back.size() != payload.size()) std::abort();
+  }
+  const double median = percentile(s, 0.5);
+  emit("large_roundtrip_ms", median * 1e3, "ms");
+  emit("large_gbps", 2.0 * static_cast<double>(payload.size()) / median / 1e9, "GB/s");
+}
+
+void memcpy_floor() {
+  std::vector<char> a(64u << 20, 'a'), b(64u << 20, 'b');
+  std::vector<double> s;
+  for (int i = 0; i < 10; ++i) {
+    const auto t = clock_type::now();
+    std::memcpy(b.data(), a.data(), a.size());
+    s.push_back(seconds_since(t));
+  }
+  emit("memcpy_gbps", static_cast<double>(a.size()) / percentile(s, 0.5) / 1e9, "GB/s");
+}
+
+// From constructing a pool of 2 workers to the first result.
+void start() {
+  for (auto method : {ferry::start_method::spawn, ferry::start_method::fork}) {
+    std::vector<double> ms;
+    for (int i = 0; i < 7; ++i) {
+      const auto t = clock_type::now();
+      ferry::process_pool pool(options(2, method));
+      pool.submit(noop(), 1).get();
+      ms.push_back(seconds_since(t) * 1e3);
+    }
+    emit(std::string("start_") + ferry::to_string(method) + "_ms", percentile(ms, 0.5), "ms");
+  }
+}
+
+// 2000 CPU-bound tasks of about 1 ms each, with 1, 2, 4, ... workers.
+void scaling(std::size_t max) {
+  ferry::function<double(int)> spin = [](int seed) {
+    const auto until = clock_type::now() + std::chrono::milliseconds(1);
+    double x = seed;
+    while (clock_type::now() < until) x = x * 1.0000001 + 1;
+    return x;
+  };
+  std::vector<int> inputs(2000);
+  for (int i = 0; i < 2000; ++i) inputs[static_cast<std::size_t>(i)] = i;
+  double one = 0;
+  for (std::size_t workers = 1; workers <= max; workers *= 2) {
+    ferry::process_pool pool(options(workers));
+    pool.map(spin, std::vector<int>(workers * 4, 0), 1);  // start every worker
+    const auto t = clock_type::now();
+    pool.map(spin, inputs, 4);
+    const double s = seconds_since(t);
+    if (workers == 1) one = s;
+    emit("scaling_" + std::to_string(workers) + "_workers_s", s, "s");
+    emit("scaling_" + std::to_string(workers) + "_speedup", one / s, "x");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ferry::serve_if_worker(argc, argv);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "roundtrip") roundtrip();
+  else if (mode == "pingpong") pingpong();
+  else if (mode == "throughput") throughput();
+  else if (mode == "large") large();
+  else if (mode == "memcpy") memcpy_floor();
+  else if (mode == "start") start();
+  else if (mode == "scaling") scaling(argc > 2 ? std::stoul(argv[2]) : 16);
+  else {
+    std::cerr << "usage: " << argv[0] << " roundtrip|pingpong|throughput|large|memcpy|start|scaling [max]\n";
+    return 2;
+  }
+  return 0;
+}
