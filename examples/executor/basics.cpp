@@ -4,6 +4,7 @@
 // "[snippet:NAME]" and "[end]"; the test suite runs this program and
 // compares its output with basics.expected.
 #include <chrono>
+#include <csignal>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
       std::cout << "out_of_range: " << e.what() << "\n";  // out_of_range: x = 7
     }
 
-    auto crash = pool.submit([] { return *static_cast<volatile int*>(nullptr); });
+    auto crash = pool.submit([] { return std::raise(SIGSEGV); });  // as a bad pointer would
     try {
       crash.get();
     } catch (const ferry::worker_died_error& e) {  // only this task fails
