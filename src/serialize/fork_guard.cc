@@ -22,7 +22,7 @@ void each(fork_phase phase) {
 
 [[maybe_unused]] const int installed = pthread_atfork([] { each(fork_phase::acquire); },
                                                       [] { each(fork_phase::release); },
-                                                      [] { each(fork_phase::reset); });
+                                                      [] { each(fork_phase::release); });
 
 }  // namespace
 }  // namespace ferry::detail

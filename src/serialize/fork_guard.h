@@ -2,43 +2,65 @@
 //
 // A process that forks while another thread holds one of ferry's locks would
 // leave the child with a lock nobody will release. Each lock-holding part
-// offers hold_*_for_fork: `acquire` takes its locks before fork, `release`
-// gives them back in the parent, and `reset` makes fresh ones in the child
-// (glibc's read-write and recursive locks record their owner's thread id,
-// which the child's only thread does not have, so they cannot be unlocked
-// there). fork_guard.cc does this around every fork(), in one order (the
-// order a module load nests the locks), through pthread_atfork.
+// offers hold_*_for_fork: `acquire` takes its locks before fork(), `release`
+// gives them back afterwards, in the parent and in the child alike.
+// fork_guard.cc does this around every fork(), in one order (the order a
+// module load nests the locks), through pthread_atfork.
+//
+// Every lock involved is a plain std::mutex (or reentrant_mutex, built on
+// one): glibc's read-write and recursive mutexes record their owner's thread
+// id, which the child's thread does not have, so the child could not unlock
+// them.
 #ifndef FERRY_SRC_SERIALIZE_FORK_GUARD_H_
 #define FERRY_SRC_SERIALIZE_FORK_GUARD_H_
 
-#include <new>
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+#include <thread>
 
 namespace ferry::detail {
 
-enum class fork_phase { acquire, release, reset };
+enum class fork_phase { acquire, release };
 
 void hold_modules_for_fork(fork_phase phase);   // module loads, then module records
 void hold_policy_for_fork(fork_phase phase);
 void hold_registry_for_fork(fork_phase phase);
 void hold_verified_for_fork(fork_phase phase);  // function pointers already checked
 
-// Applies a phase to one lock.
 template <class Mutex>
 void apply_fork_phase(Mutex& mu, fork_phase phase) {
-  switch (phase) {
-    case fork_phase::acquire:
-      mu.lock();
-      break;
-    case fork_phase::release:
-      mu.unlock();
-      break;
-    case fork_phase::reset:
-      // The child has one thread; nothing else can see this lock now.
-      mu.~Mutex();
-      new (&mu) Mutex();
-      break;
-  }
+  if (phase == fork_phase::acquire)
+    mu.lock();
+  else
+    mu.unlock();
 }
+
+// A mutex the holding thread may lock again (a module's initializer may load
+// another module). std::this_thread::get_id() is the same in a forked child
+// as in the thread that forked, so the child can release it.
+class reentrant_mutex {
+ public:
+  void lock() {
+    if (owner_.load(std::memory_order_relaxed) == std::this_thread::get_id()) {
+      ++depth_;
+      return;
+    }
+    mu_.lock();
+    owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    depth_ = 1;
+  }
+  void unlock() {
+    if (--depth_ != 0) return;
+    owner_.store(std::thread::id(), std::memory_order_relaxed);
+    mu_.unlock();
+  }
+
+ private:
+  std::mutex mu_;
+  std::atomic<std::thread::id> owner_{};
+  std::size_t depth_ = 0;
+};
 
 }  // namespace ferry::detail
 

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <tuple>
 
@@ -109,17 +108,17 @@ std::string_view parameter_list(std::string_view demangled) {
 class verified_functions {
  public:
   bool contains(std::uintptr_t address, const char* type) const {
-    std::shared_lock lock(mu_);
+    std::lock_guard lock(mu_);
     return set_.contains({address, type});
   }
   void hold_for_fork(fork_phase phase) { apply_fork_phase(mu_, phase); }
   void add(std::uintptr_t address, const char* type) {
-    std::unique_lock lock(mu_);
+    std::lock_guard lock(mu_);
     set_.insert({address, type});
   }
 
  private:
-  mutable std::shared_mutex mu_;
+  mutable std::mutex mu_;
   absl::flat_hash_set<std::pair<std::uintptr_t, std::string>> set_;
 };
 

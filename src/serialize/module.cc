@@ -128,7 +128,7 @@ class module_table {
   }
 
   // Serializes loads so that two threads do not load one module twice.
-  std::recursive_mutex load_mu;
+  reentrant_mutex load_mu;
 
   void hold_for_fork(fork_phase phase) {
     if (phase == fork_phase::acquire) {

@@ -6,7 +6,6 @@
 
 #include <cstring>
 #include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,12 +30,12 @@ class registry {
     return *r;
   }
   void add(const registry_entry* e) {
-    std::unique_lock lock(mu_);
+    std::lock_guard lock(mu_);
     entries_[reinterpret_cast<std::uintptr_t>(e)] = e;
     if (e->stable_name != nullptr) names_[e->stable_name].push_back(e);
   }
   void remove(const registry_entry* e) {
-    std::unique_lock lock(mu_);
+    std::lock_guard lock(mu_);
     entries_.erase(reinterpret_cast<std::uintptr_t>(e));
     if (e->stable_name != nullptr) {
       auto it = names_.find(e->stable_name);
@@ -48,18 +47,18 @@ class registry {
   }
   void hold_for_fork(fork_phase phase) { apply_fork_phase(mu_, phase); }
   std::vector<const registry_entry*> named(std::string_view name) const {
-    std::shared_lock lock(mu_);
+    std::lock_guard lock(mu_);
     auto it = names_.find(absl::string_view(name.data(), name.size()));
     return it == names_.end() ? std::vector<const registry_entry*>{} : it->second;
   }
   const registry_entry* find(std::uintptr_t address) const {
-    std::shared_lock lock(mu_);
+    std::lock_guard lock(mu_);
     auto it = entries_.find(address);
     return it == entries_.end() ? nullptr : it->second;
   }
 
  private:
-  mutable std::shared_mutex mu_;
+  mutable std::mutex mu_;
   absl::flat_hash_map<std::uintptr_t, const registry_entry*> entries_;
   absl::flat_hash_map<std::string, std::vector<const registry_entry*>> names_;
 };
