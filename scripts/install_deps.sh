@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake make binutils python3 pkgconf
+  g++ cmake make binutils python3 pkgconf clang-14 libclang-rt-14-dev
   libcereal-dev
   libboost1.81-dev
   libabsl-dev

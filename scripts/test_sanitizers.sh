@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Builds and runs the test suite under AddressSanitizer + UndefinedBehavior-
-# Sanitizer, and the executor's tests (and the concurrency-sensitive unit
-# tests) under ThreadSanitizer, with the presets of CMakePresets.json.
-#   scripts/test_sanitizers.sh [asan|tsan]...   (default: both)
+# Builds and runs, with the presets of CMakePresets.json: the test suite under
+# AddressSanitizer + UndefinedBehaviorSanitizer (asan); the executor's tests
+# and the concurrency-sensitive unit tests under ThreadSanitizer (tsan); the
+# libFuzzer targets, each for FERRY_FUZZ_SECONDS (60) on its seed corpus,
+# and every past finding (fuzz; clang).
+#   scripts/test_sanitizers.sh [asan|tsan|fuzz]...   (default: all three)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 "$root/scripts/install_deps.sh"
-for preset in "${@:-asan tsan}"; do
+for preset in "${@:-asan tsan fuzz}"; do
   for p in $preset; do
     cmake --preset "$p" >/dev/null
     cmake --build --preset "$p"
@@ -15,6 +17,7 @@ for preset in "${@:-asan tsan}"; do
       # The package test rebuilds ferry twice more; it adds nothing under a sanitizer.
       asan) ctest --preset asan -E 'package_consumer' ;;
       tsan) ctest --preset tsan -R '^(spawn|fork|plugin)\.|FrameIo|Function\.|parent_death' --timeout 120 ;;
+      fuzz) ctest --preset fuzz ;;
     esac
   done
 done

@@ -123,59 +123,6 @@ class memory_watch {
 
 void append_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
 
-// Runs every item of a task message; see protocol.h for the result layout.
-std::string run_task(std::string_view body) {
-  std::string out(message_header_room, '\0');
-  std::optional<input_archive> in;
-  std::shared_ptr<const callable_any> fn;
-  std::uint32_t count = 0;
-  try {
-    in.emplace(body);
-    fn = load_any_function(*in);
-    (*in)(count);
-    if (fn == nullptr) throw error("ferry: the task's function is empty");
-  } catch (...) {
-    out.push_back(1);
-    output_archive whole(out);
-    write_current_exception(whole, serialization_error::phase::loading_task);
-    return out;
-  }
-  out.push_back(0);
-  out.append(reinterpret_cast<const char*>(&count), 4);
-  // Once an item's arguments cannot be read, the following items cannot be
-  // found in the stream: they fail with the same error.
-  std::string unreadable;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    if (!unreadable.empty()) {
-      out += unreadable;
-      continue;
-    }
-    const std::size_t length_at = out.size();
-    append_u64(out, 0);
-    out.push_back(0);
-    call_stage stage = call_stage::reading_arguments;
-    try {
-      output_archive item(out);
-      fn->call_serialized(*in, item, stage);
-    } catch (...) {
-      out.resize(length_at + 8);  // drop whatever part of the result was written
-      out.push_back(1);
-      output_archive item(out);
-      if (stage == call_stage::calling)
-        write_current_exception(item);
-      else
-        write_current_exception(item, stage == call_stage::reading_arguments
-                                          ? serialization_error::phase::loading_task
-                                          : serialization_error::phase::saving_result);
-    }
-    const std::uint64_t length = out.size() - length_at - 8;
-    std::memcpy(out.data() + length_at, &length, 8);
-    if (stage == call_stage::reading_arguments && out[length_at + 8] == 1)
-      unreadable = out.substr(length_at);
-  }
-  return out;
-}
-
 int worker_loop(int fd) {
   frame_reader reader(std::size_t{1} << 32);
   std::size_t shared_memory_threshold = std::size_t{1} << 20;
@@ -238,6 +185,66 @@ int worker_loop(int fd) {
 }
 
 }  // namespace
+
+std::string run_task(std::string_view body) {
+  std::string out(message_header_room, '\0');
+  std::optional<input_archive> in;
+  std::shared_ptr<const callable_any> fn;
+  std::uint32_t count = 0;
+  try {
+    in.emplace(body);
+    fn = load_any_function(*in);
+    const std::size_t count_at = in->offset();
+    (*in)(count);
+    if (fn == nullptr) throw error("ferry: the task's function is empty");
+    // Each item's arguments take at least a byte, but for functions without
+    // parameters; a count beyond that is a lie that would cost time and
+    // memory in proportion to it.
+    if (count > in->remaining() + 1)
+      throw format_error(count_at, "the task announces " + std::to_string(count) +
+                                       " items but has only " + std::to_string(in->remaining()) +
+                                       " bytes of arguments");
+  } catch (...) {
+    out.push_back(1);
+    output_archive whole(out);
+    write_current_exception(whole, serialization_error::phase::loading_task);
+    return out;
+  }
+  out.push_back(0);
+  out.append(reinterpret_cast<const char*>(&count), 4);
+  // Once an item's arguments cannot be read, the following items cannot be
+  // found in the stream: they fail with the same error.
+  std::string unreadable;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (!unreadable.empty()) {
+      out += unreadable;
+      continue;
+    }
+    const std::size_t length_at = out.size();
+    append_u64(out, 0);
+    out.push_back(0);
+    call_stage stage = call_stage::reading_arguments;
+    try {
+      output_archive item(out);
+      fn->call_serialized(*in, item, stage);
+    } catch (...) {
+      out.resize(length_at + 8);  // drop whatever part of the result was written
+      out.push_back(1);
+      output_archive item(out);
+      if (stage == call_stage::calling)
+        write_current_exception(item);
+      else
+        write_current_exception(item, stage == call_stage::reading_arguments
+                                          ? serialization_error::phase::loading_task
+                                          : serialization_error::phase::saving_result);
+    }
+    const std::uint64_t length = out.size() - length_at - 8;
+    std::memcpy(out.data() + length_at, &length, 8);
+    if (stage == call_stage::reading_arguments && out[length_at + 8] == 1)
+      unreadable = out.substr(length_at);
+  }
+  return out;
+}
 
 void serve_forked(int fd) { serve(fd); }
 
