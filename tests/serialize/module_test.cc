@@ -243,6 +243,36 @@ TEST(ModuleIdentity, ModuleWithoutBuildIdCannotShip) {
   }
 }
 
+// No code of a refused module runs: its static initializer would leave a
+// marker file, and none appears when the policy refuses it (not allowed, or
+// another build under the allowed name). Allowed, it runs: the marker works.
+TEST_F(ModulePolicy, RefusedModuleNeverRuns) {
+  const fs::path module = FERRY_TEST_MARKER_MODULE;
+  const fs::path marker = fs::temp_directory_path() / ("ferry_marker_" + std::to_string(getpid()));
+  ::setenv("FERRY_TEST_MARKER", marker.c_str(), 1);
+  const std::string bytes = bytes_from_plugin(module, "lambda");  // the child ran it
+  fs::remove(marker);
+
+  EXPECT_THROW((void)ferry::loads<int_fn>(bytes), ferry::module_not_allowed_error);
+  EXPECT_FALSE(fs::exists(marker)) << "a module that is not allowed ran its initializer";
+
+  // Another build under the same name in an allowed directory.
+  const fs::path dir = fs::temp_directory_path() / ("ferry_marker_dir_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(plugin, dir / module.filename(), fs::copy_options::overwrite_existing);
+  ferry::allow_module(dir);
+  EXPECT_THROW((void)ferry::loads<int_fn>(bytes), ferry::build_id_mismatch_error);
+  EXPECT_FALSE(fs::exists(marker)) << "a module of another build ran its initializer";
+  EXPECT_FALSE(is_mapped(module.filename().string()));
+
+  ferry::allow_module(module.parent_path());
+  EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 101);
+  EXPECT_TRUE(fs::exists(marker));
+  fs::remove(marker);
+  fs::remove_all(dir);
+  ::unsetenv("FERRY_TEST_MARKER");
+}
+
 TEST(ModuleIdentity, ThisExecutableIsRecordedByItsRealPath) {
   ferry::function<int(int)> f = [](int x) { return x; };
   const std::string bytes = ferry::dumps(f);
