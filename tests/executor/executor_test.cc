@@ -89,12 +89,31 @@ Error expect_error(F&& get) {
   throw std::logic_error("no exception");
 }
 
+std::size_t open_descriptors() {
+  std::size_t n = 0;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (readdir(d) != nullptr) ++n;
+    closedir(d);
+  }
+  return n;
+}
+
 class Executor : public ::testing::Test {
  protected:
+  void SetUp() override { descriptors_ = open_descriptors(); }
   void TearDown() override {
-    // A pool that is gone has reaped every worker it started.
+    // A pool that is gone has reaped every worker it started and closed
+    // every descriptor it opened.
     EXPECT_EQ(children(), std::vector<int>{}) << "worker processes left behind";
+    if (!keeps_reusable_pool_)
+      EXPECT_EQ(open_descriptors(), descriptors_) << "descriptors left open";
   }
+  // The process-wide reusable pool outlives a test, with its wake-up descriptor.
+  void keeps_reusable_pool() { keeps_reusable_pool_ = true; }
+
+ private:
+  std::size_t descriptors_ = 0;
+  bool keeps_reusable_pool_ = false;
 };
 
 }  // namespace
@@ -366,6 +385,7 @@ TEST_F(Executor, WaitingAndCallbacks) {
 }
 
 TEST_F(Executor, ReusableExecutorIsReusedAndResized) {
+  keeps_reusable_pool();
   ferry::pool_options o = options(1);
   ferry::process_pool a = ferry::get_reusable_executor(o);
   EXPECT_EQ(a.submit(test_tasks::add(), 1, 2).get(), 3);
@@ -516,6 +536,7 @@ TEST_F(Executor, MapWithATimeout) {
 }
 
 TEST_F(Executor, ReusableExecutorReplacedWhenOtherOptionsChange) {
+  keeps_reusable_pool();
   ferry::pool_options o = options(1);
   ferry::process_pool a = ferry::get_reusable_executor(o);
   const int first = a.submit(test_tasks::pid()).get();
