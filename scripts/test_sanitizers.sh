@@ -15,7 +15,10 @@ for preset in "${@:-asan tsan fuzz}"; do
     cmake --build --preset "$p"
     case "$p" in
       # The package test rebuilds ferry twice more; it adds nothing under a sanitizer.
-      asan) ctest --preset asan -E 'package_consumer' ;;
+      # fork-method tests are left to the plain and TSan runs: this toolchain's
+      # ASan allocator does not take its lock around fork(), so a worker forked
+      # while test threads allocate can hang in malloc.
+      asan) ctest --preset asan -E 'package_consumer|^fork\.' ;;
       tsan) ctest --preset tsan -R '^(spawn|fork|plugin)\.|FrameIo|Function\.|parent_death' --timeout 120 ;;
       fuzz) ctest --preset fuzz ;;
     esac

@@ -25,6 +25,10 @@
 namespace ferry::detail {
 namespace {
 
+// How long a started worker may take to say it is ready (its initializer
+// included) before the pool gives up on it.
+constexpr std::chrono::seconds start_timeout{30};
+
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) {
@@ -247,7 +251,7 @@ void pool_core::on_readable(worker& w) {
             }
             break;
           case protocol::kind::start_failed:
-            w.failure = std::string(f->body->view());
+            w.start_failure = std::string(f->body->view());
             break;
           case protocol::kind::result:
             if (!w.current || w.current->id != f->header.id)
@@ -309,8 +313,10 @@ void pool_core::on_exit(worker& w) {
     std::string why;
     if (WIFEXITED(status) && WEXITSTATUS(status) == protocol::no_entry_point_status)
       why = "the program does not call ferry::serve_if_worker(argc, argv) at the top of main";
+    else if (!w.start_failure.empty())
+      why = "its initializer failed: " + w.start_failure;
     else if (!w.failure.empty())
-      why = "its initializer failed: " + w.failure;
+      why = "it " + w.failure;
     else
       why = "it " + describe_status(status) + " before it was ready";
     fail_pending(std::make_exception_ptr(worker_start_error("ferry: a worker could not start: " + why)));
@@ -331,6 +337,10 @@ void pool_core::enforce_timers(clock::time_point now) {
     surplus = alive > max_workers_ ? alive - max_workers_ : 0;
   }
   for (auto& w : workers_) {
+    // A worker that never says ready (hung before serving) must not hold the
+    // pending tasks forever.
+    if (w->state == worker::phase::starting && now - w->since >= start_timeout && w->failure.empty())
+      kill_worker(*w, "did not become ready within " + std::to_string(start_timeout.count()) + " s");
     if (kill_running && w->state == worker::phase::busy && !w->stopped_by_shutdown) {
       w->stopped_by_shutdown = true;
       ::kill(w->pid, SIGKILL);
@@ -352,6 +362,7 @@ int pool_core::poll_timeout_ms(clock::time_point now) const {
   std::optional<clock::time_point> next;
   auto consider = [&](clock::time_point t) { next = next ? std::min(*next, t) : t; };
   for (const auto& w : workers_) {
+    if (w->state == worker::phase::starting) consider(w->since + start_timeout);
     if (w->state == worker::phase::busy && options_.task_timeout && !w->timed_out)
       consider(w->since + *options_.task_timeout);
     if (w->state == worker::phase::idle) consider(w->since + options_.idle_timeout);

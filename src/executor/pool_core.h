@@ -66,7 +66,8 @@ class pool_core {
     bool socket_closed = false;
     bool timed_out = false;
     bool stopped_by_shutdown = false;
-    std::string failure;  // why the pool killed it, or why it could not start
+    std::string failure;        // why the pool killed it
+    std::string start_failure;  // why it could not start (its start_failed message)
 
     worker(pid_t p, int s, int f, std::size_t max_body) : pid(p), socket(s), pidfd(f), reader(max_body) {}
   };
