@@ -189,15 +189,24 @@ struct finish_queue {
 };
 }  // namespace detail
 
-// Waits until one of the futures is finished and returns its index (the
-// lowest-numbered finished one if several are). futures must not be empty.
+namespace detail {
+// The index of the first finished future, if any is.
 template <class Futures>
-std::size_t wait_any(const Futures& futures) {
+std::optional<std::size_t> first_ready(const Futures& futures) {
   std::size_t i = 0;
   for (const auto& f : futures) {
     if (f.ready()) return i;
     ++i;
   }
+  return std::nullopt;
+}
+}  // namespace detail
+
+// Waits until one of the futures is finished and returns its index (the
+// lowest-numbered finished one if several are). futures must not be empty.
+template <class Futures>
+std::size_t wait_any(const Futures& futures) {
+  if (const auto ready = detail::first_ready(futures)) return *ready;
   auto q = detail::finish_queue::watch(futures);
   std::unique_lock lock(q->mu);
   q->cv.wait(lock, [&] { return !q->finished.empty(); });
@@ -208,11 +217,7 @@ std::size_t wait_any(const Futures& futures) {
 template <class Futures, class Rep, class Period>
 std::optional<std::size_t> wait_any(const Futures& futures,
                                     const std::chrono::duration<Rep, Period>& timeout) {
-  std::size_t i = 0;
-  for (const auto& f : futures) {
-    if (f.ready()) return i;
-    ++i;
-  }
+  if (const auto ready = detail::first_ready(futures)) return ready;
   auto q = detail::finish_queue::watch(futures);
   std::unique_lock lock(q->mu);
   if (!q->cv.wait_for(lock, timeout, [&] { return !q->finished.empty(); })) return std::nullopt;
