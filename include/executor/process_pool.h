@@ -55,6 +55,17 @@ inline constexpr bool is_ferry_function = false;
 template <class Signature>
 inline constexpr bool is_ferry_function<function<Signature>> = true;
 
+// An argument as the parameter type P it is serialized as: the argument
+// itself when it already has that type (no copy of a large value on the way
+// to the message), else converted.
+template <class P, class A>
+decltype(auto) as_parameter(const A& arg) {
+  if constexpr (std::is_same_v<std::decay_t<P>, A>)
+    return (arg);
+  else
+    return std::decay_t<P>(arg);
+}
+
 // Room left at the front of every message for the frame header.
 inline constexpr std::size_t message_header_room = 24;
 
@@ -247,7 +258,7 @@ class FERRY_EXPORT process_pool {
   template <class R, class... P, class... Args>
   future<R> submit_function(const function<R(P...)>& fn, Args&&... args) {
     static_assert(sizeof...(P) == sizeof...(Args), "ferry::process_pool::submit: wrong number of arguments");
-    auto encode = [&](output_archive& ar) { (ar(std::decay_t<P>(std::forward<Args>(args))), ...); };
+    auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(args)), ...); };
     return future<R>(detail::submit_encoded(*core_, fn, 1, encode));
   }
 
@@ -262,7 +273,7 @@ class FERRY_EXPORT process_pool {
       std::uint32_t n = 0;
       for (; it != end && n < chunksize; ++it) ++n;
       auto encode = [&](output_archive& ar) {
-        for (auto c = chunk_begin; c != it; ++c) ar(std::decay_t<P>(*c));
+        for (auto c = chunk_begin; c != it; ++c) ar(detail::as_parameter<P>(*c));
       };
       chunks.push_back({detail::submit_encoded(*core_, fn, n, encode), n});
     }
