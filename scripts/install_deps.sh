@@ -9,6 +9,7 @@ packages=(
   libboost1.81-dev
   libabsl-dev
   libgtest-dev
+  libssl-dev
 )
 
 missing=()

@@ -67,7 +67,7 @@ decltype(auto) as_parameter(const A& arg) {
 }
 
 // Room left at the front of every message for the frame header.
-inline constexpr std::size_t message_header_room = 24;
+inline constexpr std::size_t message_header_room = 64;
 
 // Queues an encoded task message (header room, function, u32 count,
 // arguments) and returns its state. Throws ferry::pool_shutdown_error.

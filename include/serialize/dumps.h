@@ -13,7 +13,10 @@
 // serialize/serialize.h includes for the common ones). The frame layout is in
 // serialize/wire_format.h and docs/api/wire_format.md.
 //
-// Both are thread-safe. loads never allocates more than a small multiple of
+// With a ferry::signing_key (serialize/signing_key.h), dumps signs the frame
+// and loads verifies the signature before it decodes anything.
+//
+// All are thread-safe. loads never allocates more than a small multiple of
 // the input's size for what a length field claims, and never opens a module
 // file that the policy (serialize/module_policy.h) does not allow.
 #ifndef FERRY_SERIALIZE_DUMPS_H_
@@ -24,6 +27,7 @@
 
 #include "serialize/archive.h"
 #include "serialize/internal/config.h"
+#include "serialize/signing_key.h"
 #include "serialize/wire_format.h"
 
 namespace ferry {
@@ -34,20 +38,50 @@ namespace detail {
 FERRY_EXPORT void seal_frame(std::string& frame);
 // Checks a frame's header and checksum and returns its payload.
 FERRY_EXPORT std::string_view open_frame(std::string_view frame);
+// seal_frame, then the signed magic and the signature appended.
+FERRY_EXPORT void sign_frame(std::string& frame, const signing_key& key);
+// Checks the signature, then as open_frame.
+FERRY_EXPORT std::string_view open_signed_frame(std::string_view frame, const signing_key& key);
 [[noreturn]] FERRY_EXPORT void throw_trailing_bytes(std::size_t offset, std::size_t count);
 [[noreturn]] FERRY_EXPORT void throw_cereal_error(std::size_t offset, const char* what);
+template <class T>
+std::string encode_frame(const T& value) {
+  std::string frame(wire::header_size, '\0');
+  output_archive ar(frame);
+  ar(value);
+  return frame;
+}
+
+template <class T>
+T decode_payload(std::string_view payload) {
+  input_archive ar(payload, wire::header_size);
+  T value{};
+  try {
+    ar(value);
+  } catch (const cereal::Exception& e) {
+    // cereal's own checks (a variant index out of range, ...) become ours.
+    throw_cereal_error(ar.offset(), e.what());
+  }
+  if (ar.remaining() != 0) throw_trailing_bytes(ar.offset(), ar.remaining());
+  return value;
+}
 }  // namespace detail
 
 // Serializes value. Throws ferry::not_shippable_error when a function's code
 // cannot be identified (see function.h), and whatever T's save throws.
 template <class T>
 std::string dumps(const T& value) {
-  std::string frame(wire::header_size, '\0');
-  {
-    output_archive ar(frame);
-    ar(value);
-  }
+  std::string frame = detail::encode_frame(value);
   detail::seal_frame(frame);
+  return frame;
+}
+
+// As dumps(value), and signs the frame with key; only loads with the same
+// key accepts it. Also throws ferry::error if OpenSSL fails.
+template <class T>
+std::string dumps(const T& value, const signing_key& key) {
+  std::string frame = detail::encode_frame(value);
+  detail::sign_frame(frame, key);
   return frame;
 }
 
@@ -55,19 +89,20 @@ std::string dumps(const T& value) {
 // Throws ferry::format_error (truncated, corrupt, other version, trailing
 // bytes; names the offset), the module errors (module_not_allowed_error,
 // module_not_found_error, build_id_mismatch_error, module_load_error),
-// ferry::unknown_key_error and ferry::type_mismatch_error.
+// ferry::unknown_key_error and ferry::type_mismatch_error. A signed frame
+// is a format_error here: it needs its key.
 template <class T>
 T loads(std::string_view bytes) {
-  input_archive ar(detail::open_frame(bytes), wire::header_size);
-  T value{};
-  try {
-    ar(value);
-  } catch (const cereal::Exception& e) {
-    // cereal's own checks (a variant index out of range, ...) become ours.
-    detail::throw_cereal_error(ar.offset(), e.what());
-  }
-  if (ar.remaining() != 0) detail::throw_trailing_bytes(ar.offset(), ar.remaining());
-  return value;
+  return detail::decode_payload<T>(detail::open_frame(bytes));
+}
+
+// Deserializes a frame made by dumps(value, key) with the same key. Throws
+// ferry::authentication_error, before decoding anything, if the frame is not
+// signed or its signature does not match (another key, or changed bytes);
+// then as loads(bytes).
+template <class T>
+T loads(std::string_view bytes, const signing_key& key) {
+  return detail::decode_payload<T>(detail::open_signed_frame(bytes, key));
 }
 
 }  // namespace ferry

@@ -119,6 +119,15 @@ class FERRY_EXPORT not_shippable_error : public error {
   ~not_shippable_error() override;
 };
 
+// Signed bytes (ferry::dumps with a signing_key) did not verify: they were
+// made with another key or changed after signing, or they are not signed
+// but loads was given a key. Nothing in them was decoded.
+class FERRY_EXPORT authentication_error : public error {
+ public:
+  explicit authentication_error(std::string_view problem);
+  ~authentication_error() override;
+};
+
 // An empty ferry::function was called.
 class FERRY_EXPORT bad_function_call : public error {
  public:

@@ -15,6 +15,7 @@
 #include "serialize/function.h"
 #include "serialize/module_policy.h"
 #include "serialize/named.h"
+#include "serialize/signing_key.h"
 #include "serialize/std_types.h"
 #include "serialize/wire_format.h"
 

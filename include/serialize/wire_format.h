@@ -13,6 +13,9 @@
 //   8       8     payload length in bytes (little-endian)
 //   16      n     payload: the value in ferry's binary archive encoding
 //
+// A signed frame (ferry::dumps with a signing_key) has the magic "FRS" and is
+// followed by 32 bytes: HMAC-SHA256, under the key, of everything before them.
+//
 // Inside the payload, a ferry::function is a tag byte followed by its code
 // identity (module reference, key, type hash) and then its captured state.
 #ifndef FERRY_SERIALIZE_WIRE_FORMAT_H_
@@ -25,7 +28,9 @@
 namespace ferry::wire {
 
 inline constexpr std::string_view magic{"FRY", 3};
+inline constexpr std::string_view signed_magic{"FRS", 3};
 inline constexpr std::uint8_t version = 1;
+inline constexpr std::size_t signature_size = 32;
 inline constexpr std::size_t header_size = 16;
 
 // First byte of every encoded ferry::function.

@@ -115,9 +115,11 @@ void send_all(int fd, iovec* iov, int iovcnt, int pass_fd) {
   }
 }
 
-protocol::header make_header(protocol::kind type, std::uint64_t id, std::uint64_t length,
-                             std::uint8_t flags) {
-  return {protocol::magic, type, flags, 0, id, length};
+protocol::header make_header(channel_auth* auth, protocol::kind type, std::uint64_t id,
+                             std::string_view body, std::uint8_t flags) {
+  protocol::header h{protocol::magic, type, flags, 0, id, body.size(), 0, {}};
+  if (auth != nullptr) auth->sign(h, body);
+  return h;
 }
 
 }  // namespace
@@ -183,9 +185,13 @@ std::optional<frame> frame_reader::next() {
     const int fd = fds_.front();
     fds_.pop_front();
     consumed_ += header_size;
-    return frame{h, map_body(fd, h.length)};
+    auto body = map_body(fd, h.length);
+    if (auth_ != nullptr) auth_->verify(h, body->view());
+    return frame{h, std::move(body)};
   }
   if (buffer_.size() - consumed_ - header_size < h.length) return std::nullopt;
+  if (auth_ != nullptr)
+    auth_->verify(h, std::string_view(buffer_).substr(consumed_ + header_size, h.length));
   std::string body = buffer_.substr(consumed_ + header_size, h.length);
   consumed_ += header_size + h.length;
   if (consumed_ > (1u << 20) && consumed_ * 2 > buffer_.size()) {
@@ -202,11 +208,12 @@ std::optional<frame> frame_reader::read_blocking(int fd) {
   }
 }
 
-void write_frame(int fd, protocol::kind type, std::uint64_t id, std::string& message,
-                 std::size_t shared_memory_threshold, std::uint8_t flags) {
+void write_frame(int fd, channel_auth* auth, protocol::kind type, std::uint64_t id,
+                 std::string& message, std::size_t shared_memory_threshold, std::uint8_t flags) {
   const std::size_t body = message.size() - header_size;
+  const std::string_view body_bytes = std::string_view(message).substr(header_size);
   if (body <= shared_memory_threshold) {
-    const protocol::header h = make_header(type, id, body, flags);
+    const protocol::header h = make_header(auth, type, id, body_bytes, flags);
     std::memcpy(message.data(), &h, header_size);
     iovec iov{message.data(), message.size()};
     send_all(fd, &iov, 1, -1);
@@ -230,7 +237,8 @@ void write_frame(int fd, protocol::kind type, std::uint64_t id, std::string& mes
     ::close(mem);
     throw_errno("sealing shared memory");
   }
-  protocol::header h = make_header(type, id, body, flags | protocol::flag_shared_memory);
+  protocol::header h =
+      make_header(auth, type, id, body_bytes, flags | protocol::flag_shared_memory);
   iovec iov{&h, header_size};
   try {
     send_all(fd, &iov, 1, mem);
@@ -241,8 +249,9 @@ void write_frame(int fd, protocol::kind type, std::uint64_t id, std::string& mes
   ::close(mem);
 }
 
-void write_frame(int fd, protocol::kind type, std::uint64_t id, std::string_view body) {
-  const protocol::header h = make_header(type, id, body.size(), 0);
+void write_frame(int fd, channel_auth* auth, protocol::kind type, std::uint64_t id,
+                 std::string_view body) {
+  const protocol::header h = make_header(auth, type, id, body, 0);
   iovec iov[2] = {{const_cast<protocol::header*>(&h), header_size},
                   {const_cast<char*>(body.data()), body.size()}};
   send_all(fd, iov, body.empty() ? 1 : 2, -1);

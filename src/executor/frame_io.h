@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "channel_auth.h"
 #include "executor/future.h"
 #include "protocol.h"
 #include "serialize/error.h"
@@ -45,30 +46,37 @@ class frame_reader {
   // inside a frame, or on a socket error.
   fill_result fill(int fd, bool nonblocking);
   // The next complete frame, if buffered. Throws protocol_error for a bad
-  // header or a body above the maximum.
+  // header or a body above the maximum, authentication_failure for a frame
+  // that does not verify under authenticate_with's channel.
   std::optional<frame> next();
   // Blocks until a whole frame has arrived; nullopt at a clean end of stream.
   std::optional<frame> read_blocking(int fd);
 
   void set_max_body(std::size_t max_body) { max_body_ = max_body; }
+  // Every frame from now on must verify under `auth`, which must outlive
+  // this reader's use of it.
+  void authenticate_with(channel_auth* auth) { auth_ = auth; }
   bool mid_frame() const { return buffer_.size() != consumed_; }
 
  private:
   std::size_t max_body_;
+  channel_auth* auth_ = nullptr;
   std::string buffer_;
   std::size_t consumed_ = 0;
   std::deque<int> fds_;  // received with SCM_RIGHTS, in order
 };
 
-// Sends a message whose first 24 bytes are room for the header. A body
-// larger than `shared_memory_threshold` goes through a sealed memfd. Blocks
-// until sent (polling if fd is non-blocking); throws protocol_error if the
-// peer is gone.
-void write_frame(int fd, protocol::kind type, std::uint64_t id, std::string& message,
-                 std::size_t shared_memory_threshold, std::uint8_t flags = 0);
+// Sends a message whose first 64 bytes are room for the header, signed by
+// `auth` unless it is null (the hello only). A body larger than
+// `shared_memory_threshold` goes through a sealed memfd. Blocks until sent
+// (polling if fd is non-blocking); throws protocol_error if the peer is gone
+// or shared memory cannot be made.
+void write_frame(int fd, channel_auth* auth, protocol::kind type, std::uint64_t id,
+                 std::string& message, std::size_t shared_memory_threshold, std::uint8_t flags = 0);
 
 // A message with this body, for small control frames.
-void write_frame(int fd, protocol::kind type, std::uint64_t id, std::string_view body);
+void write_frame(int fd, channel_auth* auth, protocol::kind type, std::uint64_t id,
+                 std::string_view body);
 
 }  // namespace ferry::detail
 

@@ -48,6 +48,7 @@ pool_core::pool_core(pool_options options)
                    ? (options_.worker_program.empty() ? default_worker_program()
                                                       : options_.worker_program.string())
                    : std::string("/proc/self/exe")),
+      key_(new_pool_key()),
       max_workers_(options_.max_workers != 0 ? options_.max_workers : cpu_count()) {
   if (is_worker_process())
     throw error("ferry: a process_pool cannot be created inside a pool's worker process; "
@@ -153,6 +154,7 @@ void pool_core::fail_pending(std::exception_ptr error) {
 
 std::string pool_core::hello_message() const {
   std::string message(message_header_room, '\0');
+  message += key_;
   output_archive ar(message);
   std::vector<std::string> allowed;
   for (const auto& p : allowed_modules()) allowed.push_back(p.string());
@@ -176,10 +178,12 @@ void pool_core::start_worker() {
     return;
   }
   auto& w = workers_.emplace_back(
-      std::make_unique<worker>(l.pid, l.socket, l.pidfd, options_.max_message_size));
+      std::make_unique<worker>(l.pid, l.socket, l.pidfd, key_, options_.max_message_size));
   try {
     std::string hello = hello_message();
-    write_frame(w->socket, protocol::kind::hello, 0, hello, options_.shared_memory_threshold);
+    // The hello carries the key, so it is the one message sent unsigned.
+    write_frame(w->socket, nullptr, protocol::kind::hello, 0, hello,
+                options_.shared_memory_threshold);
   } catch (const std::exception& e) {
     kill_worker(*w, std::string("could not be configured: ") + e.what());
   }
@@ -195,7 +199,7 @@ void pool_core::kill_worker(worker& w, std::string why) {
 void pool_core::retire(worker& w) {
   w.state = worker::phase::retiring;
   try {
-    write_frame(w.socket, protocol::kind::exit, 0, std::string_view());
+    write_frame(w.socket, &w.auth, protocol::kind::exit, 0, std::string_view());
   } catch (const protocol_error&) {
     ::kill(w.pid, SIGKILL);
   }
@@ -213,7 +217,8 @@ void pool_core::dispatch() {
       lock.unlock();
       worker& w = **idle;
       try {
-        write_frame(w.socket, protocol::kind::task, t.id, t.message, options_.shared_memory_threshold);
+        write_frame(w.socket, &w.auth, protocol::kind::task, t.id, t.message,
+                    options_.shared_memory_threshold);
         t.message = std::string();  // the worker has it now
         w.state = worker::phase::busy;
         w.since = clock::now();
@@ -282,6 +287,11 @@ void pool_core::on_readable(worker& w) {
   } catch (const protocol_error& e) {
     w.socket_closed = true;
     kill_worker(w, std::string("was killed by the pool after a protocol error: ") + e.what());
+  } catch (const authentication_failure& e) {
+    // Whatever wrote that message may have written others: nothing more is
+    // read from this worker.
+    w.socket_closed = true;
+    kill_worker(w, std::string("was killed by the pool as compromised: ") + e.what());
   }
 }
 
@@ -299,6 +309,11 @@ void pool_core::on_exit(worker& w) {
       w.current->state->fail(std::make_exception_ptr(task_timeout_error(
           "ferry: the task ran longer than the task_timeout of " +
           std::to_string(options_.task_timeout->count()) + " ms; its worker was killed")));
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == protocol::authentication_status &&
+               w.failure.empty()) {
+      w.current->state->fail(std::make_exception_ptr(worker_died_error(
+          w.pid, "exited because a message it received from the pool failed authentication "
+                 "(forged, changed or replayed on the way)")));
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == protocol::task_memory_status &&
                w.failure.empty()) {
       w.current->state->fail(std::make_exception_ptr(worker_died_error(

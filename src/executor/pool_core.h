@@ -58,6 +58,7 @@ class pool_core {
     pid_t pid;
     int socket;
     int pidfd;
+    channel_auth auth;
     frame_reader reader;
     phase state = phase::starting;
     std::optional<task> current;
@@ -69,7 +70,10 @@ class pool_core {
     std::string failure;        // why the pool killed it
     std::string start_failure;  // why it could not start (its start_failed message)
 
-    worker(pid_t p, int s, int f, std::size_t max_body) : pid(p), socket(s), pidfd(f), reader(max_body) {}
+    worker(pid_t p, int s, int f, std::string_view key, std::size_t max_body)
+        : pid(p), socket(s), pidfd(f), auth(key, channel_auth::side::pool), reader(max_body) {
+      reader.authenticate_with(&auth);
+    }
   };
 
   void run();    // the manager thread
@@ -91,6 +95,7 @@ class pool_core {
 
   const pool_options options_;
   const std::string program_;  // for spawn and plugin
+  const std::string key_;      // authenticates every message after the hello
 
   mutable std::mutex mu_;
   std::deque<task> pending_;

@@ -1,9 +1,16 @@
 // Copyright ferry authors. Internal: the messages between a pool and its
 // workers (docs/api/wire_format.md, "Executor messages").
 //
-// Every message is a 24-byte header and a body. The body follows the header
+// Every message is a 64-byte header and a body. The body follows the header
 // on the socket, or, when the header has flag_shared_memory, lives in a
 // sealed memfd passed with the header (SCM_RIGHTS).
+//
+// Every message but the first (the hello, which carries the pool's key) is
+// authenticated: the header's tag is HMAC-SHA256, under the pool's key, of
+// the sender's direction byte, the header's first 32 bytes and the body. The
+// sequence number counts a direction's authenticated messages from 0, so a
+// replayed, dropped or reordered message does not verify either
+// (channel_auth.h).
 #ifndef FERRY_SRC_EXECUTOR_PROTOCOL_H_
 #define FERRY_SRC_EXECUTOR_PROTOCOL_H_
 
@@ -31,10 +38,16 @@ struct header {
   kind type;
   std::uint8_t flags;
   std::uint16_t reserved;
-  std::uint64_t id;      // task id; 0 for others
-  std::uint64_t length;  // body bytes
+  std::uint64_t id;        // task id; 0 for others
+  std::uint64_t length;    // body bytes
+  std::uint64_t sequence;  // of this direction's authenticated messages
+  unsigned char tag[32];   // HMAC-SHA256; zero on the hello
 };
-static_assert(sizeof(header) == 24);
+static_assert(sizeof(header) == 64);
+inline constexpr std::size_t authenticated_header_bytes = 32;  // before the tag
+
+// The pool's key, at the start of the hello's body.
+inline constexpr std::size_t key_size = 32;
 
 // A result body: u8 whole (0: items follow; 1: one exception record for all
 // items), then u32 count and `count` items, each a u64 length and that many
@@ -60,6 +73,8 @@ enum class exception_kind : std::uint8_t {
 inline constexpr int no_entry_point_status = 86;
 // Exit status of a worker whose task alone used more than its memory limit.
 inline constexpr int task_memory_status = 87;
+// Exit status of a worker that received a message that failed authentication.
+inline constexpr int authentication_status = 88;
 
 }  // namespace ferry::detail::protocol
 

@@ -125,12 +125,17 @@ void append_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast
 
 int worker_loop(int fd) {
   frame_reader reader(std::size_t{1} << 32);
+  std::optional<channel_auth> auth;
   std::size_t shared_memory_threshold = std::size_t{1} << 20;
   std::uint64_t memory_limit = 0;
   try {
     std::optional<frame> hello = reader.read_blocking(fd);
-    if (!hello || hello->header.type != protocol::kind::hello) return 2;
-    input_archive in(hello->body->view());
+    if (!hello || hello->header.type != protocol::kind::hello ||
+        hello->body->view().size() < protocol::key_size)
+      return 2;
+    auth.emplace(hello->body->view().substr(0, protocol::key_size), channel_auth::side::worker);
+    reader.authenticate_with(&*auth);
+    input_archive in(hello->body->view().substr(protocol::key_size));
     std::map<std::string, std::string> env;
     std::vector<std::string> allowed;
     std::uint64_t max_message = 0;
@@ -146,14 +151,14 @@ int worker_loop(int fd) {
   } catch (...) {
     try {
       auto [type, what] = describe_current_exception();
-      write_frame(fd, protocol::kind::start_failed, 0, what.empty() ? type : what);
+      if (auth) write_frame(fd, &*auth, protocol::kind::start_failed, 0, what.empty() ? type : what);
     } catch (...) {
     }
     return 1;
   }
   memory_watch watch(memory_limit);
   try {
-    write_frame(fd, protocol::kind::ready, 0, std::string_view());
+    write_frame(fd, &*auth, protocol::kind::ready, 0, std::string_view());
     for (;;) {
       std::optional<frame> f = reader.read_blocking(fd);
       if (!f || f->header.type == protocol::kind::exit) return 0;
@@ -164,13 +169,17 @@ int worker_loop(int fd) {
       watch.task_finished();
       f.reset();  // unmap the arguments before the result is written
       const bool retiring = memory_limit != 0 && resident_bytes() > memory_limit;
-      write_frame(fd, protocol::kind::result, id, result, shared_memory_threshold,
+      write_frame(fd, &*auth, protocol::kind::result, id, result, shared_memory_threshold,
                   retiring ? protocol::flag_retiring : 0);
       if (retiring) return 0;
     }
   } catch (const protocol_error& e) {
     std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());
     return 2;
+  } catch (const authentication_failure& e) {
+    // Not a task to fail: the pool's side of the socket is not the pool.
+    std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());
+    return protocol::authentication_status;
   }
 }
 

@@ -59,6 +59,10 @@ type_mismatch_error::~type_mismatch_error() = default;
 not_shippable_error::not_shippable_error(const std::string& message) : error(message) {}
 not_shippable_error::~not_shippable_error() = default;
 
+authentication_error::authentication_error(std::string_view problem)
+    : error("ferry: authentication failed: " + std::string(problem)) {}
+authentication_error::~authentication_error() = default;
+
 bad_function_call::bad_function_call() : error("ferry: call of an empty ferry::function") {}
 bad_function_call::~bad_function_call() = default;
 

@@ -14,9 +14,12 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "frame_io.h"
 
+using ferry::detail::authentication_failure;
+using ferry::detail::channel_auth;
 using ferry::detail::frame_reader;
 using ferry::detail::protocol_error;
 using ferry::detail::write_frame;
@@ -47,7 +50,7 @@ std::string message(std::string_view body) {
 std::string encoded(protocol::kind type, std::uint64_t id, std::string_view body) {
   std::string m = message(body);
   socket_pair s;
-  write_frame(s.a, type, id, m, 1u << 30);
+  write_frame(s.a, nullptr, type, id, m, 1u << 30);
   return m;  // write_frame filled the header in place
 }
 
@@ -56,7 +59,7 @@ std::string encoded(protocol::kind type, std::uint64_t id, std::string_view body
 TEST(FrameIo, RoundTrip) {
   socket_pair s;
   std::string m = message("hello");
-  write_frame(s.a, protocol::kind::task, 7, m, 1u << 20);
+  write_frame(s.a, nullptr, protocol::kind::task, 7, m, 1u << 20);
   frame_reader r(1024);
   auto f = r.read_blocking(s.b);
   ASSERT_TRUE(f);
@@ -86,7 +89,7 @@ TEST(FrameIo, PartialWritesOfALargeFrame) {
   body[body.size() - 1] = '!';
   std::thread writer([&] {
     std::string m = message(body);
-    write_frame(s.a, protocol::kind::task, 1, m, 1u << 30);  // inline: bigger than the socket buffer
+    write_frame(s.a, nullptr, protocol::kind::task, 1, m, 1u << 30);  // inline: bigger than the socket buffer
   });
   frame_reader r(1u << 30);
   auto f = r.read_blocking(s.b);
@@ -128,7 +131,7 @@ TEST(FrameIo, EintrDuringABlockingRead) {
     pthread_kill(reader.native_handle(), SIGUSR1);
   }
   std::string m = message("after signals");
-  write_frame(s.a, protocol::kind::task, 1, m, 1u << 20);
+  write_frame(s.a, nullptr, protocol::kind::task, 1, m, 1u << 20);
   reader.join();
   ASSERT_TRUE(got);
   EXPECT_EQ(got->body->view(), "after signals");
@@ -160,7 +163,7 @@ TEST(FrameIo, CleanEndBetweenFrames) {
 TEST(FrameIo, FrameAboveTheMaximum) {
   socket_pair s;
   std::string m = message(std::string(2048, 'x'));
-  write_frame(s.a, protocol::kind::task, 1, m, 1u << 20);
+  write_frame(s.a, nullptr, protocol::kind::task, 1, m, 1u << 20);
   frame_reader r(1024);
   try {
     (void)r.read_blocking(s.b);
@@ -184,7 +187,7 @@ TEST(FrameIo, LargeBodyTravelsInSharedMemory) {
   socket_pair s;
   std::string body(64 * 1024, 'm');
   std::string m = message(body);
-  write_frame(s.a, protocol::kind::result, 9, m, 1024);
+  write_frame(s.a, nullptr, protocol::kind::result, 9, m, 1024);
   frame_reader r(1u << 20);
   auto f = r.read_blocking(s.b);
   ASSERT_TRUE(f);
@@ -197,7 +200,7 @@ TEST(FrameIo, UnsealedSharedMemoryIsRefused) {
   const int mem = ::memfd_create("unsealed", MFD_CLOEXEC);
   ASSERT_GE(mem, 0);
   ASSERT_EQ(::ftruncate(mem, 4096), 0);
-  protocol::header h{protocol::magic, protocol::kind::result, protocol::flag_shared_memory, 0, 1, 4096};
+  protocol::header h{protocol::magic, protocol::kind::result, protocol::flag_shared_memory, 0, 1, 4096, 0, {}};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
   iovec iov{&h, sizeof h};
   msghdr msg{};
@@ -218,8 +221,127 @@ TEST(FrameIo, UnsealedSharedMemoryIsRefused) {
 
 TEST(FrameIo, SharedMemoryFlagWithoutDescriptor) {
   socket_pair s;
-  protocol::header h{protocol::magic, protocol::kind::result, protocol::flag_shared_memory, 0, 1, 10};
+  protocol::header h{protocol::magic, protocol::kind::result, protocol::flag_shared_memory, 0, 1, 10, 0, {}};
   ASSERT_EQ(::write(s.a, &h, sizeof h), static_cast<ssize_t>(sizeof h));
   frame_reader r(1024);
   EXPECT_THROW((void)r.read_blocking(s.b), protocol_error);
+}
+
+// Authentication (channel_auth.h): each way a frame can be forged, changed,
+// replayed, reordered or reflected is refused.
+namespace {
+
+const std::string key_a(32, 'a');
+const std::string key_b(32, 'b');
+
+std::string signed_frame(channel_auth& signer, protocol::kind type, std::uint64_t id,
+                         std::string_view body, std::size_t threshold = 1u << 30) {
+  std::string m = message(body);
+  socket_pair s;
+  write_frame(s.a, &signer, type, id, m, threshold);
+  return m;
+}
+
+// Feeds bytes to a reader that verifies under `verifier`; the frames read.
+std::vector<std::string> read_all(channel_auth& verifier, const std::string& bytes) {
+  socket_pair s;
+  EXPECT_EQ(::write(s.a, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  ::close(s.a);
+  s.a = -1;
+  frame_reader r(1u << 20);
+  r.authenticate_with(&verifier);
+  std::vector<std::string> bodies;
+  while (auto f = r.read_blocking(s.b)) bodies.emplace_back(f->body->view());
+  return bodies;
+}
+
+void expect_authentication_failure(channel_auth& verifier, const std::string& bytes,
+                                   std::string_view why) {
+  try {
+    read_all(verifier, bytes);
+    FAIL() << "expected authentication_failure";
+  } catch (const authentication_failure& e) {
+    EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
+TEST(FrameAuth, SignedFramesVerifyInOrder) {
+  channel_auth pool(key_a, channel_auth::side::pool);
+  channel_auth worker(key_a, channel_auth::side::worker);
+  const std::string first = signed_frame(pool, protocol::kind::task, 1, "first");
+  const std::string second = signed_frame(pool, protocol::kind::task, 2, "second");
+  EXPECT_EQ(read_all(worker, first + second), (std::vector<std::string>{"first", "second"}));
+}
+
+TEST(FrameAuth, SharedMemoryBodyIsAuthenticated) {
+  channel_auth pool(key_a, channel_auth::side::pool);
+  channel_auth worker(key_a, channel_auth::side::worker);
+  socket_pair s;
+  std::string body(64 * 1024, 'm');
+  std::string m = message(body);
+  write_frame(s.a, &worker, protocol::kind::result, 9, m, 1024);
+  frame_reader r(1u << 20);
+  r.authenticate_with(&pool);
+  auto f = r.read_blocking(s.b);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->header.flags & protocol::flag_shared_memory, 0);
+  EXPECT_EQ(f->body->view(), body);
+}
+
+TEST(FrameAuth, EveryChangedByteIsRejected) {
+  channel_auth pool(key_a, channel_auth::side::pool);
+  const std::string good = signed_frame(pool, protocol::kind::task, 5, "a task body");
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    std::string bad = good;
+    bad[i] ^= 0x01;
+    channel_auth worker(key_a, channel_auth::side::worker);
+    // A changed magic or length is a protocol error, the rest an
+    // authentication failure; no frame is ever delivered.
+    EXPECT_THROW(read_all(worker, bad), ferry::error) << "byte " << i;
+  }
+}
+
+TEST(FrameAuth, ForgedTagIsRejected) {
+  channel_auth pool(key_a, channel_auth::side::pool);
+  channel_auth worker(key_a, channel_auth::side::worker);
+  std::string bytes = signed_frame(pool, protocol::kind::task, 1, "body");
+  std::memset(bytes.data() + 32, 0, 32);
+  expect_authentication_failure(worker, bytes, "tag does not match");
+}
+
+TEST(FrameAuth, UnsignedFrameIsRejected) {
+  channel_auth worker(key_a, channel_auth::side::worker);
+  expect_authentication_failure(worker, encoded(protocol::kind::task, 1, "body"), "tag does not match");
+}
+
+TEST(FrameAuth, OtherKeyIsRejected) {
+  channel_auth pool(key_b, channel_auth::side::pool);
+  channel_auth worker(key_a, channel_auth::side::worker);
+  expect_authentication_failure(worker, signed_frame(pool, protocol::kind::task, 1, "body"),
+                                "tag does not match");
+}
+
+TEST(FrameAuth, ReplayedFrameIsRejected) {
+  channel_auth pool(key_a, channel_auth::side::pool);
+  channel_auth worker(key_a, channel_auth::side::worker);
+  const std::string once = signed_frame(pool, protocol::kind::task, 1, "run me once");
+  expect_authentication_failure(worker, once + once, "sequence number 0, expected 1");
+}
+
+TEST(FrameAuth, ReorderedFramesAreRejected) {
+  channel_auth pool(key_a, channel_auth::side::pool);
+  channel_auth worker(key_a, channel_auth::side::worker);
+  const std::string first = signed_frame(pool, protocol::kind::task, 1, "first");
+  const std::string second = signed_frame(pool, protocol::kind::task, 2, "second");
+  expect_authentication_failure(worker, second + first, "sequence number 1, expected 0");
+}
+
+TEST(FrameAuth, FrameReflectedToItsSenderIsRejected) {
+  // A worker's own result sent back to it as if from the pool.
+  channel_auth worker(key_a, channel_auth::side::worker);
+  const std::string result = signed_frame(worker, protocol::kind::result, 1, "result");
+  channel_auth same_worker(key_a, channel_auth::side::worker);
+  expect_authentication_failure(same_worker, result, "tag does not match");
 }

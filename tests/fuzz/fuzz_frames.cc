@@ -2,6 +2,9 @@
 //
 // libFuzzer target: the executor's frame decoder on hostile bytes from a
 // peer, delivered over a socketpair in pieces whose sizes the input picks.
+// The first byte also picks whether the reader authenticates (bit 7): with
+// it, the decoder's checks before the tag and the verification itself are
+// exercised; without it, everything after.
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return 0;
   const std::size_t piece = 1 + data[0] % 64;
   ferry::detail::frame_reader reader(1u << 16);
+  ferry::detail::channel_auth auth(std::string(32, 'k'), ferry::detail::channel_auth::side::pool);
+  if ((data[0] & 0x80) != 0) reader.authenticate_with(&auth);
   try {
     for (std::size_t at = 1; at < size; at += piece) {
       const std::size_t n = std::min(piece, size - at);

@@ -273,6 +273,29 @@ TEST_F(ModulePolicy, RefusedModuleNeverRuns) {
   ::unsetenv("FERRY_TEST_MARKER");
 }
 
+// Signed bytes that do not verify are refused before anything in them is
+// read: even an allowed module they name is not opened.
+TEST_F(ModulePolicy, SignedBytesThatDoNotVerifyNeverLoadAModule) {
+  const fs::path module = FERRY_TEST_MARKER_MODULE;
+  const fs::path marker = fs::temp_directory_path() / ("ferry_marker_signed_" + std::to_string(getpid()));
+  ::setenv("FERRY_TEST_MARKER", marker.c_str(), 1);
+  std::string bytes = bytes_from_plugin(module, "lambda");  // the child ran it
+  fs::remove(marker);
+  const ferry::signing_key key = ferry::signing_key::generate();
+  ferry::detail::sign_frame(bytes, key);
+  ferry::allow_module(module.parent_path());
+
+  EXPECT_THROW((void)ferry::loads<int_fn>(bytes, ferry::signing_key::generate()),
+               ferry::authentication_error);
+  EXPECT_FALSE(fs::exists(marker)) << "bytes under another key loaded their module";
+  EXPECT_FALSE(is_mapped(module.filename().string()));
+
+  EXPECT_EQ(ferry::loads<int_fn>(bytes, key)(1), 101);
+  EXPECT_TRUE(fs::exists(marker));
+  fs::remove(marker);
+  ::unsetenv("FERRY_TEST_MARKER");
+}
+
 TEST(ModuleIdentity, ThisExecutableIsRecordedByItsRealPath) {
   ferry::function<int(int)> f = [](int x) { return x; };
   const std::string bytes = ferry::dumps(f);
