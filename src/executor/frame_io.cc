@@ -115,6 +115,29 @@ void send_all(int fd, iovec* iov, int iovcnt, int pass_fd) {
   }
 }
 
+// A sealed memfd holding `body`, or -1 if one cannot be made.
+int sealed_copy(std::string_view body) {
+  const int mem = ::memfd_create("ferry-message", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (mem < 0) return -1;
+  const char* p = body.data();
+  std::size_t left = body.size();
+  while (left > 0) {
+    const ssize_t n = ::write(mem, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(mem);
+      return -1;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fcntl(mem, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    ::close(mem);
+    return -1;
+  }
+  return mem;
+}
+
 protocol::header make_header(channel_auth* auth, protocol::kind type, std::uint64_t id,
                              std::string_view body, std::uint8_t flags) {
   protocol::header h{protocol::magic, type, flags, 0, id, body.size(), 0, {}};
@@ -147,6 +170,21 @@ frame_reader::fill_result frame_reader::fill(int fd, bool nonblocking) {
         return fill_result::end;
       }
       throw_errno("receiving a message");
+    }
+    if ((msg.msg_flags & MSG_CTRUNC) != 0) {
+      // The kernel dropped a descriptor sent with these bytes; the frame it
+      // belongs to cannot be read.
+      for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        for (std::size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++i) {
+          int received;
+          std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+          ::close(received);
+        }
+      }
+      throw protocol_error(
+          "a shared-memory message arrived but its descriptor was dropped: this process has "
+          "no descriptor free (RLIMIT_NOFILE)");
     }
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
@@ -212,30 +250,15 @@ void write_frame(int fd, channel_auth* auth, protocol::kind type, std::uint64_t 
                  std::string& message, std::size_t shared_memory_threshold, std::uint8_t flags) {
   const std::size_t body = message.size() - header_size;
   const std::string_view body_bytes = std::string_view(message).substr(header_size);
-  if (body <= shared_memory_threshold) {
+  // Without shared memory (out of descriptors, a file size limit) a large
+  // body goes inline too: every receiver accepts that up to the same maximum.
+  const int mem = body > shared_memory_threshold ? sealed_copy(body_bytes) : -1;
+  if (mem < 0) {
     const protocol::header h = make_header(auth, type, id, body_bytes, flags);
     std::memcpy(message.data(), &h, header_size);
     iovec iov{message.data(), message.size()};
     send_all(fd, &iov, 1, -1);
     return;
-  }
-  const int mem = ::memfd_create("ferry-message", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (mem < 0) throw_errno("memfd_create");
-  const char* p = message.data() + header_size;
-  std::size_t left = body;
-  while (left > 0) {
-    const ssize_t n = ::write(mem, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(mem);
-      throw_errno("writing a message to shared memory");
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::fcntl(mem, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-    ::close(mem);
-    throw_errno("sealing shared memory");
   }
   protocol::header h =
       make_header(auth, type, id, body_bytes, flags | protocol::flag_shared_memory);

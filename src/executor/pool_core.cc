@@ -28,6 +28,8 @@ namespace {
 // How long a started worker may take to say it is ready (its initializer
 // included) before the pool gives up on it.
 constexpr std::chrono::seconds start_timeout{30};
+// After a worker could not be started while others run.
+constexpr std::chrono::milliseconds start_retry_delay{500};
 
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
@@ -174,7 +176,14 @@ void pool_core::start_worker() {
   try {
     l = launch_worker(options_.start, program_, inherited);
   } catch (...) {
-    fail_pending(std::current_exception());
+    // Out of processes or descriptors. Workers still alive will serve the
+    // queue, so only a pool without any fails its pending tasks; either
+    // way the next start waits a while, not to spin on the same failure.
+    const bool others = std::any_of(workers_.begin(), workers_.end(), [](const auto& w) {
+      return w->state != worker::phase::retiring;
+    });
+    if (!others) fail_pending(std::current_exception());
+    else start_retry_at_ = clock::now() + start_retry_delay;
     return;
   }
   auto& w = workers_.emplace_back(
@@ -236,7 +245,7 @@ void pool_core::dispatch() {
         workers_.begin(), workers_.end(), [](const auto& w) { return w->state != worker::phase::retiring; }));
     const auto starting = static_cast<std::size_t>(std::count_if(
         workers_.begin(), workers_.end(), [](const auto& w) { return w->state == worker::phase::starting; }));
-    if (starting >= pending_.size() || alive >= max_workers_) break;
+    if (starting >= pending_.size() || alive >= max_workers_ || clock::now() < start_retry_at_) break;
     lock.unlock();
     start_worker();
     lock.lock();
@@ -382,6 +391,7 @@ int pool_core::poll_timeout_ms(clock::time_point now) const {
       consider(w->since + *options_.task_timeout);
     if (w->state == worker::phase::idle) consider(w->since + options_.idle_timeout);
   }
+  if (start_retry_at_ > now) consider(start_retry_at_);
   if (!next) return -1;
   const auto ms = std::chrono::ceil<std::chrono::milliseconds>(*next - now).count();
   return static_cast<int>(std::clamp<std::int64_t>(ms, 0, 60'000));

@@ -107,6 +107,7 @@ class pool_core {
 
   int wake_fd_;
   std::vector<std::unique_ptr<worker>> workers_;  // manager thread only
+  clock::time_point start_retry_at_;              // manager thread only
   std::mutex join_mu_;
   std::thread manager_;
 };

@@ -21,102 +21,16 @@
 
 #include <executor/executor.h>
 
+#include "test_harness.h"
 #include "test_tasks.h"
 
 using namespace std::chrono_literals;
 
-// Under a sanitizer, crashing tasks must crash as they would without it, and
-// a forked worker that calls exit() must not report this test's heap as its
-// leaks. Memory limits are not tested there: the sanitizers' own memory use
-// is many times the program's.
-#if defined(FERRY_UNDER_ASAN)
-#define FERRY_UNDER_SANITIZER 1
-constexpr const char* sanitizer_variable = "ASAN_OPTIONS";
-constexpr const char* sanitizer_options = "detect_leaks=0:handle_segv=0:handle_sigbus=0";
-extern "C" const char* __asan_default_options() { return sanitizer_options; }
-#elif defined(FERRY_UNDER_TSAN)
-#define FERRY_UNDER_SANITIZER 1
-constexpr const char* sanitizer_variable = "TSAN_OPTIONS";
-constexpr const char* sanitizer_options = "handle_segv=0:handle_sigbus=0:halt_on_error=1";
-extern "C" const char* __tsan_default_options() { return sanitizer_options; }
-#endif
-
-
-namespace {
-
-ferry::start_method method() {
-  const char* m = std::getenv("FERRY_TEST_START");
-  const std::string s = m != nullptr ? m : "spawn";
-  if (s == "fork") return ferry::start_method::fork;
-  if (s == "plugin") return ferry::start_method::plugin;
-  return ferry::start_method::spawn;
-}
-
-ferry::pool_options options(std::size_t workers = 2) {
-  ferry::pool_options o;
-  o.max_workers = workers;
-  o.start = method();
-  o.worker_program = FERRY_TEST_WORKER_PROGRAM;
-  return o;
-}
-
-// Children of this process, from /proc/self/task/*/children.
-std::vector<int> children() {
-  std::vector<int> out;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d)) {
-      if (e->d_name[0] == '.') continue;
-      std::ifstream in(std::string("/proc/self/task/") + e->d_name + "/children");
-      int pid;
-      while (in >> pid) out.push_back(pid);
-    }
-    closedir(d);
-  }
-  return out;
-}
-
-template <class Error, class F>
-Error expect_error(F&& get) {
-  try {
-    get();
-  } catch (const Error& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception: " << e.what();
-    throw;
-  }
-  ADD_FAILURE() << "no exception";
-  throw std::logic_error("no exception");
-}
-
-std::size_t open_descriptors() {
-  std::size_t n = 0;
-  if (DIR* d = opendir("/proc/self/fd")) {
-    while (readdir(d) != nullptr) ++n;
-    closedir(d);
-  }
-  return n;
-}
-
-class Executor : public ::testing::Test {
- protected:
-  void SetUp() override { descriptors_ = open_descriptors(); }
-  void TearDown() override {
-    // A pool that is gone has reaped every worker it started and closed
-    // every descriptor it opened.
-    EXPECT_EQ(children(), std::vector<int>{}) << "worker processes left behind";
-    if (!keeps_reusable_pool_)
-      EXPECT_EQ(open_descriptors(), descriptors_) << "descriptors left open";
-  }
-  // The process-wide reusable pool outlives a test, with its wake-up descriptor.
-  void keeps_reusable_pool() { keeps_reusable_pool_ = true; }
-
- private:
-  std::size_t descriptors_ = 0;
-  bool keeps_reusable_pool_ = false;
-};
-
-}  // namespace
+using ferry_test::children;
+using ferry_test::method;
+using ferry_test::expect_error;
+using ferry_test::options;
+using Executor = ferry_test::ExecutorTest;
 
 TEST_F(Executor, SubmitsEveryShippableKind) {
   ferry::process_pool pool(options());
@@ -216,12 +130,6 @@ TEST_F(Executor, WorkerKilledFromOutside) {
   EXPECT_NE(pool.submit(test_tasks::pid()).get(), pids[0]);
 }
 
-#ifdef FERRY_UNDER_SANITIZER
-#define SKIP_UNDER_SANITIZER() \
-  GTEST_SKIP() << "memory limits cannot be tested under a sanitizer, whose shadow memory dwarfs the program's"
-#else
-#define SKIP_UNDER_SANITIZER() static_cast<void>(0)
-#endif
 
 TEST_F(Executor, OutOfMemoryWorkerDies) {
   SKIP_UNDER_SANITIZER();
@@ -575,14 +483,4 @@ TEST_F(Executor, NoTaskIsSentToAWorkerThatIsRetiring) {
 }
 
 
-int main(int argc, char** argv) {
-#ifdef FERRY_UNDER_SANITIZER
-  // For spawned and plugin workers; a preset's own options (suppressions) come first.
-  const char* preset = std::getenv(sanitizer_variable);
-  ::setenv(sanitizer_variable, (std::string(preset ? preset : "") + ":" + sanitizer_options).c_str(), 1);
-#endif
-  ferry::serve_if_worker(argc, argv);
-  ferry::allow_module(FERRY_TEST_TASKS_DIR);  // plugin workers load the tasks from there
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return ferry_test::run_tests(argc, argv); }

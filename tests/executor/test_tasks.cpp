@@ -1,7 +1,9 @@
 // Copyright ferry authors.
 #include "test_tasks.h"
 
+#include <dirent.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +16,8 @@
 
 #include <executor/executor.h>
 
+#include "protocol.h"
+
 namespace test_tasks {
 namespace {
 
@@ -24,6 +28,30 @@ struct custom_error : std::exception {
 int negate(int x) { return -x; }
 
 bool initializer_ran = false;
+
+// The worker's socket to the pool: its one socket.
+int pool_socket() {
+  int found = -1;
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    while (dirent* e = ::readdir(d)) {
+      char target[64] = {};
+      const std::string link = std::string("/proc/self/fd/") + e->d_name;
+      if (::readlink(link.c_str(), target, sizeof target - 1) > 0 &&
+          std::string_view(target).starts_with("socket:")) {
+        if (found >= 0) throw std::runtime_error("the worker has more than one socket");
+        found = std::atoi(e->d_name);
+      }
+    }
+    ::closedir(d);
+  }
+  if (found < 0) throw std::runtime_error("the worker has no socket");
+  return found;
+}
+
+void write_all(int fd, const void* data, std::size_t size) {
+  if (::write(fd, data, size) != static_cast<ssize_t>(size)) throw std::runtime_error("short write");
+}
+
 
 }  // namespace
 
@@ -233,6 +261,50 @@ ferry::function<int()> throw_nested() {
     } catch (...) {
       std::throw_with_nested(std::runtime_error("outer"));
     }
+  };
+}
+
+}  // namespace test_tasks
+
+namespace test_tasks {
+
+ferry::function<int(std::string)> sabotage() {
+  return [](std::string how) {
+    namespace protocol = ferry::detail::protocol;
+    const int fd = pool_socket();
+    if (how == "shutdown") {
+      ::shutdown(fd, SHUT_RDWR);
+      return 0;
+    }
+    if (how == "garbage") {
+      const std::string junk(200, '\x5a');
+      write_all(fd, junk.data(), junk.size());
+    } else if (how == "forged" || how == "partial_then_die") {
+      // A result for task id 1 with a made-up tag and sequence number.
+      const std::string body(9, '\0');  // "all items", count 0
+      protocol::header h{protocol::magic, protocol::kind::result, 0, 0, 1, body.size(), 0, {}};
+      std::string frame(reinterpret_cast<const char*>(&h), sizeof h);
+      frame += body;
+      if (how == "partial_then_die") frame.resize(30);
+      write_all(fd, frame.data(), frame.size());
+      if (how == "partial_then_die") ::raise(SIGKILL);
+    } else if (how == "die") {
+      ::raise(SIGKILL);
+    } else {
+      throw std::invalid_argument("unknown sabotage: " + how);
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(30));  // the pool kills us first
+    return 1;
+  };
+}
+
+ferry::function<std::string(std::size_t)> make_string_without_shared_memory() {
+  return [](std::size_t n) {
+    // A write past RLIMIT_FSIZE fails with EFBIG instead of killing us.
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit none{0, RLIM_INFINITY};
+    ::setrlimit(RLIMIT_FSIZE, &none);
+    return std::string(n, 'x');
   };
 }
 

@@ -52,6 +52,14 @@ ferry::function<std::string(std::size_t)> make_string();          // n times 'x'
 ferry::function<std::string()> nested_pool();                    // tries to make a pool
 ferry::function<int(int)> child_exit_status();                   // forks, waits its child
 ferry::function<int()> exhaust_memory();                         // aborts under RLIMIT_AS
+// Fault injection from inside a worker, on its socket to the pool:
+// "garbage" writes bytes that are no message, "forged" a well-formed result
+// without the key, "partial_then_die" part of a result header and then
+// SIGKILLs itself, "shutdown" shuts the socket down, "die" SIGKILLs itself
+// after its work. Each but "shutdown" then sleeps until killed.
+ferry::function<int(std::string)> sabotage();
+// make_string in a worker that cannot use shared memory (RLIMIT_FSIZE 0).
+ferry::function<std::string(std::size_t)> make_string_without_shared_memory();
 
 }  // namespace test_tasks
 

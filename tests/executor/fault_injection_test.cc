@@ -1,0 +1,297 @@
+// Copyright ferry authors.
+//
+// Faults injected into a running pool, once per start method (as
+// executor_test): a worker killed at each step of the protocol, a worker
+// that writes garbage or forges a message, a broken socket, no process or
+// descriptor left to start a worker, no shared memory. Each must end with a
+// typed error on the affected future only, within a bounded wait, and a pool
+// that serves the next task; the fixture then checks that no process and no
+// descriptor is left behind.
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <executor/executor.h>
+
+#include "test_harness.h"
+#include "test_tasks.h"
+
+using namespace std::chrono_literals;
+
+using ferry_test::expect_error;
+using ferry_test::options;
+using FaultInjection = ferry_test::ExecutorTest;
+
+namespace {
+
+// Every wait in these tests is bounded: a hang is a failure, not a stuck CI.
+template <class T>
+T get_within(ferry::future<T>& f, std::chrono::seconds limit = 30s) {
+  if (f.wait_for(limit) != std::future_status::ready)
+    throw std::runtime_error("the future did not finish in time");
+  return f.get();
+}
+
+void expect_message(const std::exception& e, std::string_view part) {
+  EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+}
+
+// A pool of one worker that is up and idle; its pid.
+int start_one_worker(ferry::process_pool& pool) {
+  auto f = pool.submit(test_tasks::add(), 1, 1);
+  EXPECT_EQ(get_within(f), 2);
+  const std::vector<int> pids = pool.worker_pids();
+  EXPECT_EQ(pids.size(), 1u);
+  return pids.empty() ? 0 : pids[0];
+}
+
+void expect_pool_serves(ferry::process_pool& pool) {
+  auto f = pool.submit(test_tasks::add(), 20, 22);
+  EXPECT_EQ(get_within(f), 42);
+}
+
+// Lowers RLIMIT_NOFILE to the lowest free descriptor number: this process
+// cannot open another descriptor until the object is destroyed.
+class no_free_descriptor {
+ public:
+  no_free_descriptor() {
+    ::getrlimit(RLIMIT_NOFILE, &saved_);
+    const int lowest_free = ::dup(0);
+    ::close(lowest_free);
+    rlimit none = saved_;
+    none.rlim_cur = static_cast<rlim_t>(lowest_free);
+    EXPECT_EQ(::setrlimit(RLIMIT_NOFILE, &none), 0);
+  }
+  ~no_free_descriptor() { ::setrlimit(RLIMIT_NOFILE, &saved_); }
+  no_free_descriptor(const no_free_descriptor&) = delete;
+  no_free_descriptor& operator=(const no_free_descriptor&) = delete;
+
+ private:
+  rlimit saved_{};
+};
+
+}  // namespace
+
+// --- A worker killed at each step of the protocol ---
+
+TEST_F(FaultInjection, WorkerKilledBeforeReadingItsTask) {
+  ferry::process_pool pool(options(1));
+  const int pid = start_one_worker(pool);
+  ::kill(pid, SIGSTOP);  // the task waits, unread, in the socket
+  auto f = pool.submit(test_tasks::add(), 2, 3);
+  std::this_thread::sleep_for(50ms);
+  ::kill(pid, SIGKILL);
+  auto e = expect_error<ferry::worker_died_error>([&] { get_within(f); });
+  EXPECT_EQ(e.pid(), pid);
+  expect_message(e, "SIGKILL");
+  expect_pool_serves(pool);
+}
+
+TEST_F(FaultInjection, WorkerKilledWhileReceivingItsTask) {
+  ferry::pool_options o = options(1);
+  o.shared_memory_threshold = o.max_message_size;  // inline: larger than the socket buffer
+  ferry::process_pool pool(o);
+  const int pid = start_one_worker(pool);
+  ::kill(pid, SIGSTOP);  // the pool's write stops part way
+  auto f = pool.submit(test_tasks::length(), std::string(32u << 20, 'x'));
+  std::this_thread::sleep_for(100ms);
+  ::kill(pid, SIGKILL);
+  auto e = expect_error<ferry::worker_died_error>([&] { get_within(f); });
+  EXPECT_EQ(e.pid(), pid);
+  expect_pool_serves(pool);
+}
+
+TEST_F(FaultInjection, WorkerKilledAfterRunningBeforeItsResult) {
+  ferry::process_pool pool(options(1));
+  auto f = pool.submit(test_tasks::sabotage(), std::string("die"));
+  auto e = expect_error<ferry::worker_died_error>([&] { get_within(f); });
+  expect_message(e, "SIGKILL");
+  expect_pool_serves(pool);
+}
+
+TEST_F(FaultInjection, WorkerKilledInTheMiddleOfItsResult) {
+  ferry::process_pool pool(options(1));
+  auto f = pool.submit(test_tasks::sabotage(), std::string("partial_then_die"));
+  auto e = expect_error<ferry::worker_died_error>([&] { get_within(f); });
+  expect_message(e, "in the middle of a message");
+  expect_pool_serves(pool);
+}
+
+// --- A broken connection, a worker that writes what it should not ---
+
+TEST_F(FaultInjection, SocketShutDownUnderTheWorker) {
+  ferry::process_pool pool(options(1));
+  auto f = pool.submit(test_tasks::sabotage(), std::string("shutdown"));
+  expect_error<ferry::worker_died_error>([&] { get_within(f); });
+  expect_pool_serves(pool);
+}
+
+TEST_F(FaultInjection, WorkerWritingGarbageIsKilled) {
+  ferry::process_pool pool(options(2));
+  auto bystander = pool.submit(test_tasks::sleep_ms(), 300);
+  auto f = pool.submit(test_tasks::sabotage(), std::string("garbage"));
+  auto e = expect_error<ferry::worker_died_error>([&] { get_within(f); });
+  expect_message(e, "protocol error");
+  EXPECT_GT(get_within(bystander), 0);  // the other worker's task is unaffected
+  expect_pool_serves(pool);
+}
+
+TEST_F(FaultInjection, WorkerForgingAMessageIsKilledAsCompromised) {
+  ferry::process_pool pool(options(1));
+  auto f = pool.submit(test_tasks::sabotage(), std::string("forged"));
+  auto e = expect_error<ferry::worker_died_error>([&] { get_within(f); });
+  expect_message(e, "failed authentication");
+  expect_pool_serves(pool);
+}
+
+// --- Out of descriptors ---
+
+TEST_F(FaultInjection, NoDescriptorToStartAWorker) {
+  ferry::process_pool pool(options(1));
+  {
+    no_free_descriptor limit;
+    auto f = pool.submit(test_tasks::add(), 1, 2);
+    auto e = expect_error<ferry::worker_start_error>([&] { get_within(f); });
+    expect_message(e, "Too many open files");
+  }
+  expect_pool_serves(pool);
+}
+
+TEST_F(FaultInjection, NoDescriptorForASecondWorkerLeavesTasksToTheFirst) {
+  ferry::process_pool pool(options(2));
+  start_one_worker(pool);
+  no_free_descriptor limit;
+  auto a = pool.submit(test_tasks::sleep_ms(), 100);
+  auto b = pool.submit(test_tasks::sleep_ms(), 100);  // a second worker cannot start
+  EXPECT_GT(get_within(a), 0);
+  EXPECT_GT(get_within(b), 0);
+}
+
+TEST_F(FaultInjection, NoSharedMemoryInThePoolSendsInline) {
+  ferry::process_pool pool(options(1));
+  start_one_worker(pool);
+  no_free_descriptor limit;  // memfd_create fails
+  auto f = pool.submit(test_tasks::length(), std::string(4u << 20, 'x'));
+  EXPECT_EQ(get_within(f), 4u << 20);
+}
+
+TEST_F(FaultInjection, NoSharedMemoryInTheWorkerSendsInline) {
+  ferry::process_pool pool(options(1));
+  auto f = pool.submit(test_tasks::make_string_without_shared_memory(), std::size_t{4} << 20);
+  EXPECT_EQ(get_within(f).size(), std::size_t{4} << 20);
+}
+
+TEST_F(FaultInjection, NoDescriptorToReceiveAResult) {
+  ferry::process_pool pool(options(1));
+  start_one_worker(pool);
+  {
+    no_free_descriptor limit;  // the result's memfd cannot be received
+    auto f = pool.submit(test_tasks::make_string(), std::size_t{4} << 20);
+    auto e = expect_error<ferry::worker_died_error>([&] { get_within(f); });
+    expect_message(e, "descriptor was dropped");
+  }
+  expect_pool_serves(pool);
+}
+
+// --- Out of processes ---
+
+namespace {
+
+// Run in a child of the test: makes this process subject to RLIMIT_NPROC
+// (root is exempt: as root, it takes another real uid and drops the
+// capabilities that exempt it, keeping effective uid 0 to read the build
+// tree), then checks that a pool cannot start a worker, says why, and starts
+// one once the limit is lifted. Returns what went wrong, or "".
+std::string process_limit_scenario() {
+  if (::getuid() == 0) {
+    if (::setresuid(65534, 0, 0) != 0) return "setresuid failed";
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct caps[2]{};
+    if (::syscall(SYS_capget, &header, caps) != 0) return "capget failed";
+    for (const int cap : {CAP_SYS_RESOURCE, CAP_SYS_ADMIN}) {
+      caps[cap / 32].effective &= ~(1u << (cap % 32));
+      caps[cap / 32].permitted &= ~(1u << (cap % 32));
+    }
+    if (::syscall(SYS_capset, &header, caps) != 0) return "capset failed";
+  }
+  ferry::process_pool pool(options(1));  // its manager thread exists before the limit
+  rlimit saved{};
+  ::getrlimit(RLIMIT_NPROC, &saved);
+  rlimit one = saved;
+  one.rlim_cur = 1;
+  ::setrlimit(RLIMIT_NPROC, &one);
+  auto f = pool.submit(test_tasks::add(), 1, 2);
+  std::string problem;
+  try {
+    get_within(f);
+    problem = "a worker started despite RLIMIT_NPROC";
+  } catch (const ferry::worker_start_error& e) {
+    if (std::string(e.what()).find("Resource temporarily unavailable") == std::string::npos)
+      problem = std::string("unexpected message: ") + e.what();
+  } catch (const std::exception& e) {
+    problem = std::string("unexpected error: ") + e.what();
+  }
+  ::setrlimit(RLIMIT_NPROC, &saved);
+  if (!problem.empty()) return problem;
+  try {
+    auto g = pool.submit(test_tasks::add(), 2, 3);
+    if (get_within(g) != 5) return "wrong result after the limit was lifted";
+  } catch (const std::exception& e) {
+    return std::string("no worker after the limit was lifted: ") + e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_F(FaultInjection, ProcessLimitFailsWorkerStartsUntilLifted) {
+  int report[2];
+  ASSERT_EQ(::pipe2(report, O_CLOEXEC), 0);
+  const pid_t helper = ::fork();
+  ASSERT_GE(helper, 0);
+  if (helper == 0) {
+    ::close(report[0]);
+    std::string problem;
+    try {
+      problem = process_limit_scenario();
+    } catch (const std::exception& e) {
+      problem = std::string("exception: ") + e.what();
+    }
+    [[maybe_unused]] const ssize_t n = ::write(report[1], problem.data(), problem.size());
+    std::_Exit(problem.empty() ? 0 : 1);
+  }
+  ::close(report[1]);
+  std::string problem;
+  pollfd p{report[0], POLLIN, 0};
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  char buf[512];
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) {
+      ::kill(helper, SIGKILL);
+      problem = "the scenario did not finish within 60 s";
+      break;
+    }
+    const ssize_t n = ::read(report[0], buf, sizeof buf);
+    if (n <= 0) break;
+    problem.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(report[0]);
+  int status = 0;
+  ::waitpid(helper, &status, 0);
+  EXPECT_EQ(problem, "");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+int main(int argc, char** argv) { return ferry_test::run_tests(argc, argv); }

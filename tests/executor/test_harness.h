@@ -1,0 +1,140 @@
+// Copyright ferry authors.
+//
+// What the executor's test programs share: the start method under test
+// (FERRY_TEST_START), pool options for it, and a fixture that checks, after
+// each test, that no worker process and no descriptor is left behind.
+// Include it from one source file per test program: it defines the
+// sanitizers' default options.
+#ifndef FERRY_TESTS_EXECUTOR_TEST_HARNESS_H_
+#define FERRY_TESTS_EXECUTOR_TEST_HARNESS_H_
+
+#include <dirent.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <executor/executor.h>
+
+// Under a sanitizer, crashing tasks must crash as they would without it, and
+// a forked worker that calls exit() must not report this test's heap as its
+// leaks. Memory limits are not tested there: the sanitizers' own memory use
+// is many times the program's.
+#if defined(FERRY_UNDER_ASAN)
+#define FERRY_UNDER_SANITIZER 1
+constexpr const char* sanitizer_variable = "ASAN_OPTIONS";
+constexpr const char* sanitizer_options = "detect_leaks=0:handle_segv=0:handle_sigbus=0";
+extern "C" const char* __asan_default_options() { return sanitizer_options; }
+#elif defined(FERRY_UNDER_TSAN)
+#define FERRY_UNDER_SANITIZER 1
+constexpr const char* sanitizer_variable = "TSAN_OPTIONS";
+constexpr const char* sanitizer_options = "handle_segv=0:handle_sigbus=0:halt_on_error=1";
+extern "C" const char* __tsan_default_options() { return sanitizer_options; }
+#endif
+
+
+namespace ferry_test {
+
+inline ferry::start_method method() {
+  const char* m = std::getenv("FERRY_TEST_START");
+  const std::string s = m != nullptr ? m : "spawn";
+  if (s == "fork") return ferry::start_method::fork;
+  if (s == "plugin") return ferry::start_method::plugin;
+  return ferry::start_method::spawn;
+}
+
+inline ferry::pool_options options(std::size_t workers = 2) {
+  ferry::pool_options o;
+  o.max_workers = workers;
+  o.start = method();
+  o.worker_program = FERRY_TEST_WORKER_PROGRAM;
+  return o;
+}
+
+// Children of this process, from /proc/self/task/*/children.
+inline std::vector<int> children() {
+  std::vector<int> out;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      std::ifstream in(std::string("/proc/self/task/") + e->d_name + "/children");
+      int pid;
+      while (in >> pid) out.push_back(pid);
+    }
+    closedir(d);
+  }
+  return out;
+}
+
+template <class Error, class F>
+Error expect_error(F&& get) {
+  try {
+    get();
+  } catch (const Error& e) {
+    return e;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception: " << e.what();
+    throw;
+  }
+  ADD_FAILURE() << "no exception";
+  throw std::logic_error("no exception");
+}
+
+inline std::size_t open_descriptors() {
+  std::size_t n = 0;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (readdir(d) != nullptr) ++n;
+    closedir(d);
+  }
+  return n;
+}
+
+class ExecutorTest : public ::testing::Test {
+ protected:
+  void SetUp() override { descriptors_ = open_descriptors(); }
+  void TearDown() override {
+    // A pool that is gone has reaped every worker it started and closed
+    // every descriptor it opened.
+    EXPECT_EQ(children(), std::vector<int>{}) << "worker processes left behind";
+    if (!keeps_reusable_pool_)
+      EXPECT_EQ(open_descriptors(), descriptors_) << "descriptors left open";
+  }
+  // The process-wide reusable pool outlives a test, with its wake-up descriptor.
+  void keeps_reusable_pool() { keeps_reusable_pool_ = true; }
+
+ private:
+  std::size_t descriptors_ = 0;
+  bool keeps_reusable_pool_ = false;
+};
+
+}  // namespace ferry_test
+
+#ifdef FERRY_UNDER_SANITIZER
+#define SKIP_UNDER_SANITIZER() \
+  GTEST_SKIP() << "memory limits cannot be tested under a sanitizer, whose shadow memory dwarfs the program's"
+#else
+#define SKIP_UNDER_SANITIZER() static_cast<void>(0)
+#endif
+
+namespace ferry_test {
+
+// main() of a test program whose tests start pools.
+inline int run_tests(int argc, char** argv) {
+#ifdef FERRY_UNDER_SANITIZER
+  // For spawned and plugin workers; a preset's own options (suppressions) come first.
+  const char* preset = std::getenv(sanitizer_variable);
+  ::setenv(sanitizer_variable, (std::string(preset ? preset : "") + ":" + sanitizer_options).c_str(), 1);
+#endif
+  ferry::serve_if_worker(argc, argv);
+  ferry::allow_module(FERRY_TEST_TASKS_DIR);  // plugin workers load the tasks from there
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
+
+}  // namespace ferry_test
+
+#endif  // FERRY_TESTS_EXECUTOR_TEST_HARNESS_H_

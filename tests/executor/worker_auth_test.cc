@@ -1,0 +1,170 @@
+// Copyright ferry authors.
+//
+// A worker given a message that does not verify (forged, changed, replayed)
+// runs nothing and exits with protocol::authentication_status. The worker
+// here is serve_forked in a child of this test; the test plays the pool.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cereal/types/map.hpp>
+#include <cereal/types/string.hpp>
+#include <cereal/types/vector.hpp>
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <executor/executor.h>
+
+#include "frame_io.h"
+#include "worker_main.h"
+
+namespace protocol = ferry::detail::protocol;
+using ferry::detail::channel_auth;
+
+namespace {
+
+const std::string pool_key(protocol::key_size, 'p');
+
+// The bytes write_frame puts on the socket for this message.
+std::string wire_bytes(channel_auth* auth, protocol::kind type, std::uint64_t id, std::string message) {
+  int sv[2];
+  EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  ferry::detail::write_frame(sv[0], auth, type, id, message, std::size_t{1} << 30);
+  ::close(sv[0]);
+  std::string bytes;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(sv[1], buf, sizeof buf)) > 0;) bytes.append(buf, static_cast<std::size_t>(n));
+  ::close(sv[1]);
+  return bytes;
+}
+
+std::string task_message(int argument) {
+  std::string message(ferry::detail::message_header_room, '\0');
+  ferry::output_archive ar(message);
+  const ferry::function<int(int)> twice = [](int x) { return 2 * x; };
+  ar(twice, std::uint32_t{1}, argument);
+  return message;
+}
+
+class forked_worker {
+ public:
+  forked_worker() {
+    int sv[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close(sv[0]);
+      ferry::detail::serve_forked(sv[1]);
+    }
+    ::close(sv[1]);
+    fd_ = sv[0];
+    reader_.authenticate_with(&auth_);
+    std::string hello(ferry::detail::message_header_room, '\0');
+    hello += pool_key;
+    ferry::output_archive ar(hello);
+    ar(std::map<std::string, std::string>{}, std::vector<std::string>{}, std::uint64_t{1} << 20,
+       std::uint64_t{1} << 20, std::uint64_t{0}, ferry::function<void()>{});
+    ferry::detail::write_frame(fd_, nullptr, protocol::kind::hello, 0, hello, std::size_t{1} << 30);
+    auto ready = reader_.read_blocking(fd_);
+    EXPECT_TRUE(ready && ready->header.type == protocol::kind::ready);
+  }
+  ~forked_worker() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    ::close(fd_);
+  }
+
+  channel_auth& auth() { return auth_; }
+  void send(const std::string& bytes) {
+    EXPECT_EQ(::write(fd_, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  }
+  // The next result's first item, as an int; nullopt if the worker closed.
+  std::optional<int> result() {
+    auto f = reader_.read_blocking(fd_);
+    if (!f) return std::nullopt;
+    const std::string_view body = f->body->view();
+    // u8 0, u32 count, u64 length, u8 status, the int.
+    int value = 0;
+    EXPECT_EQ(body.size(), 1u + 4 + 8 + 1 + sizeof value);
+    std::memcpy(&value, body.data() + 14, sizeof value);
+    return value;
+  }
+  // The worker's exit status, waiting at most 10 s.
+  int exit_status() {
+    for (int i = 0; i < 1000; ++i) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = 0;
+        return status;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ADD_FAILURE() << "the worker did not exit";
+    return -1;
+  }
+
+ private:
+  channel_auth auth_{pool_key, channel_auth::side::pool};
+  ferry::detail::frame_reader reader_{std::size_t{1} << 20};
+  pid_t pid_ = 0;
+  int fd_ = -1;
+};
+
+void expect_refused(forked_worker& w) {
+  EXPECT_FALSE(w.result()) << "the worker answered a message that does not verify";
+  const int status = w.exit_status();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == protocol::authentication_status)
+      << "status " << status;
+}
+
+}  // namespace
+
+TEST(WorkerAuth, SignedTaskRuns) {
+  forked_worker w;
+  w.send(wire_bytes(&w.auth(), protocol::kind::task, 1, task_message(21)));
+  EXPECT_EQ(w.result(), 42);
+  w.send(wire_bytes(&w.auth(), protocol::kind::exit, 0, std::string(ferry::detail::message_header_room, '\0')));
+  const int status = w.exit_status();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+TEST(WorkerAuth, ReplayedTaskIsRefused) {
+  forked_worker w;
+  const std::string once = wire_bytes(&w.auth(), protocol::kind::task, 1, task_message(21));
+  w.send(once);
+  EXPECT_EQ(w.result(), 42);
+  w.send(once);
+  expect_refused(w);
+}
+
+TEST(WorkerAuth, TaskUnderAnotherKeyIsRefused) {
+  forked_worker w;
+  channel_auth other(std::string(protocol::key_size, 'o'), channel_auth::side::pool);
+  w.send(wire_bytes(&other, protocol::kind::task, 1, task_message(21)));
+  expect_refused(w);
+}
+
+TEST(WorkerAuth, ChangedArgumentIsRefused) {
+  forked_worker w;
+  std::string bytes = wire_bytes(&w.auth(), protocol::kind::task, 1, task_message(21));
+  bytes.back() ^= 0x01;  // the argument's last byte
+  w.send(bytes);
+  expect_refused(w);
+}
+
+TEST(WorkerAuth, UnsignedMessageIsRefused) {
+  forked_worker w;
+  w.send(wire_bytes(nullptr, protocol::kind::exit, 0, std::string(ferry::detail::message_header_room, '\0')));
+  expect_refused(w);
+}
