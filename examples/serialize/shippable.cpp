@@ -144,6 +144,24 @@ void errors() {
 }
 // [end]
 
+// [snippet:signed]
+void signed_bytes() {
+  // Kept secret by whoever persists or receives the bytes.
+  const ferry::signing_key key = ferry::signing_key::generate();
+  const int base = 100;
+  ferry::function<int(int)> f = ferry::closure([](int base, int x) { return base + x; }, base);
+  std::string bytes = ferry::dumps(f, key);  // HMAC-SHA256 appended
+  std::cout << ferry::loads<decltype(f)>(bytes, key)(1) << "\n";  // 101
+
+  bytes[20] ^= 1;  // changed on the way
+  try {
+    ferry::loads<decltype(f)>(bytes, key);  // nothing is decoded, no module opened
+  } catch (const ferry::authentication_error&) {
+    std::cout << "authentication_error\n";
+  }
+}
+// [end]
+
 int main() {
   function_pointer();
   captureless_lambda();
@@ -155,5 +173,6 @@ int main() {
   nested_functions();
   stable_name();
   errors();
+  signed_bytes();
   return 0;
 }
