@@ -20,6 +20,7 @@
 #include "executor/worker.h"
 #include "launcher.h"
 #include "protocol.h"
+#include "serialize/internal/hmac.h"
 #include "serialize/module_policy.h"
 
 namespace ferry::detail {
@@ -50,7 +51,7 @@ pool_core::pool_core(pool_options options)
                    ? (options_.worker_program.empty() ? default_worker_program()
                                                       : options_.worker_program.string())
                    : std::string("/proc/self/exe")),
-      key_(new_pool_key()),
+      key_((initialize_crypto(), new_pool_key())),
       max_workers_(options_.max_workers != 0 ? options_.max_workers : cpu_count()) {
   if (is_worker_process())
     throw error("ferry: a process_pool cannot be created inside a pool's worker process; "

@@ -12,6 +12,7 @@
 
 #include "executor/worker.h"
 #include "pool_core.h"
+#include "serialize/internal/hmac.h"
 #include "serialize/dumps.h"
 
 namespace ferry {
@@ -100,7 +101,9 @@ struct reusable {
 reusable& the_reusable() {
   static auto* r = [] {
     auto* made = new reusable;
-    // Stop its workers before the process's static objects go away.
+    // Stop its workers before the process's static objects go away, and
+    // before OpenSSL, which its messages need, is torn down.
+    detail::initialize_crypto();
     std::atexit([] {
       // A task that calls exit() runs this in a forked worker, which has a
       // copy of the pool but not its threads: leave it alone there.

@@ -66,6 +66,8 @@ hmac_sha256::tag hmac_sha256::finish() {
   return out;
 }
 
+void initialize_crypto() { hmac_algorithm(); }
+
 bool hmac_sha256::equal(const tag& a, const unsigned char* b) noexcept {
   return ::CRYPTO_memcmp(a.data(), b, a.size()) == 0;
 }

@@ -61,6 +61,16 @@ void expect_pool_serves(ferry::process_pool& pool) {
   EXPECT_EQ(get_within(f), 42);
 }
 
+#ifdef FERRY_UNDER_ASAN
+// UndefinedBehaviorSanitizer checks a virtual call's object by writing it to
+// a pipe of its own: in a process without a free descriptor, every such call
+// is reported as a call on an invalid object.
+#define SKIP_WITHOUT_FREE_DESCRIPTORS() \
+  GTEST_SKIP() << "UBSan's vptr check needs a free descriptor; run by the plain and TSan builds"
+#else
+#define SKIP_WITHOUT_FREE_DESCRIPTORS() static_cast<void>(0)
+#endif
+
 // Lowers RLIMIT_NOFILE to the lowest free descriptor number: this process
 // cannot open another descriptor until the object is destroyed.
 class no_free_descriptor {
@@ -158,6 +168,7 @@ TEST_F(FaultInjection, WorkerForgingAMessageIsKilledAsCompromised) {
 // --- Out of descriptors ---
 
 TEST_F(FaultInjection, NoDescriptorToStartAWorker) {
+  SKIP_WITHOUT_FREE_DESCRIPTORS();
   ferry::process_pool pool(options(1));
   {
     no_free_descriptor limit;
@@ -169,6 +180,7 @@ TEST_F(FaultInjection, NoDescriptorToStartAWorker) {
 }
 
 TEST_F(FaultInjection, NoDescriptorForASecondWorkerLeavesTasksToTheFirst) {
+  SKIP_WITHOUT_FREE_DESCRIPTORS();
   ferry::process_pool pool(options(2));
   start_one_worker(pool);
   no_free_descriptor limit;
@@ -179,6 +191,7 @@ TEST_F(FaultInjection, NoDescriptorForASecondWorkerLeavesTasksToTheFirst) {
 }
 
 TEST_F(FaultInjection, NoSharedMemoryInThePoolSendsInline) {
+  SKIP_WITHOUT_FREE_DESCRIPTORS();
   ferry::process_pool pool(options(1));
   start_one_worker(pool);
   no_free_descriptor limit;  // memfd_create fails
@@ -193,6 +206,7 @@ TEST_F(FaultInjection, NoSharedMemoryInTheWorkerSendsInline) {
 }
 
 TEST_F(FaultInjection, NoDescriptorToReceiveAResult) {
+  SKIP_WITHOUT_FREE_DESCRIPTORS();
   ferry::process_pool pool(options(1));
   start_one_worker(pool);
   {

@@ -42,6 +42,13 @@ class FERRY_EXPORT hmac_sha256 {
   evp_mac_ctx_st* ctx_;
 };
 
+// Initializes OpenSSL now. OpenSSL registers its clean-up with atexit when it
+// initializes, and clean-ups run in reverse order: an object that signs
+// messages until it is destroyed at exit (a pool) calls this before it
+// registers its own, so that OpenSSL is torn down after it. Throws
+// ferry::error if OpenSSL cannot provide HMAC.
+FERRY_EXPORT void initialize_crypto();
+
 }  // namespace ferry::detail
 
 #endif  // FERRY_SERIALIZE_INTERNAL_HMAC_H_
