@@ -46,7 +46,18 @@ class mapped_body final : public result_bytes {
   throw protocol_error(std::string(what) + ": " + std::strerror(errno));
 }
 
-std::shared_ptr<const result_bytes> map_body(int fd, std::uint64_t length) {
+// What authenticates a shared-memory body: the file's identity, not its
+// bytes. The file is sealed against writing and shrinking, so its content is
+// fixed for as long as it exists, and no other file can have its device and
+// inode numbers while it does: a tag over the identity is a tag over the
+// content, without hashing megabytes twice per message.
+std::string file_identity(const struct stat& st) {
+  const std::uint64_t id[2] = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+  return std::string(reinterpret_cast<const char*>(id), sizeof id);
+}
+
+// Maps a received shared-memory body; `identity` gets the file's identity.
+std::shared_ptr<const result_bytes> map_body(int fd, std::uint64_t length, std::string& identity) {
   struct stat st {};
   const int seals = ::fcntl(fd, F_GET_SEALS);
   // Without these seals the sender could shrink the file under our mapping.
@@ -57,6 +68,7 @@ std::shared_ptr<const result_bytes> map_body(int fd, std::uint64_t length) {
     throw protocol_error("shared-memory body is not a sealed memfd of " +
                          std::to_string(length) + " bytes");
   }
+  identity = file_identity(st);
   void* data = nullptr;
   if (length != 0) {
     data = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
@@ -138,10 +150,12 @@ int sealed_copy(std::string_view body) {
   return mem;
 }
 
+// `authenticated` is the body, or the identity of the file holding it.
 protocol::header make_header(channel_auth* auth, protocol::kind type, std::uint64_t id,
-                             std::string_view body, std::uint8_t flags) {
-  protocol::header h{protocol::magic, type, flags, 0, id, body.size(), 0, {}};
-  if (auth != nullptr) auth->sign(h, body);
+                             std::uint64_t length, std::string_view authenticated,
+                             std::uint8_t flags) {
+  protocol::header h{protocol::magic, type, flags, 0, id, length, 0, {}};
+  if (auth != nullptr) auth->sign(h, authenticated);
   return h;
 }
 
@@ -223,8 +237,9 @@ std::optional<frame> frame_reader::next() {
     const int fd = fds_.front();
     fds_.pop_front();
     consumed_ += header_size;
-    auto body = map_body(fd, h.length);
-    if (auth_ != nullptr) auth_->verify(h, body->view());
+    std::string identity;
+    auto body = map_body(fd, h.length, identity);
+    if (auth_ != nullptr) auth_->verify(h, identity);
     return frame{h, std::move(body)};
   }
   if (buffer_.size() - consumed_ - header_size < h.length) return std::nullopt;
@@ -254,14 +269,19 @@ void write_frame(int fd, channel_auth* auth, protocol::kind type, std::uint64_t 
   // body goes inline too: every receiver accepts that up to the same maximum.
   const int mem = body > shared_memory_threshold ? sealed_copy(body_bytes) : -1;
   if (mem < 0) {
-    const protocol::header h = make_header(auth, type, id, body_bytes, flags);
+    const protocol::header h = make_header(auth, type, id, body, body_bytes, flags);
     std::memcpy(message.data(), &h, header_size);
     iovec iov{message.data(), message.size()};
     send_all(fd, &iov, 1, -1);
     return;
   }
+  struct stat st {};
+  if (::fstat(mem, &st) != 0) {
+    ::close(mem);
+    throw_errno("fstat of shared memory");
+  }
   protocol::header h =
-      make_header(auth, type, id, body_bytes, flags | protocol::flag_shared_memory);
+      make_header(auth, type, id, body, file_identity(st), flags | protocol::flag_shared_memory);
   iovec iov{&h, header_size};
   try {
     send_all(fd, &iov, 1, mem);
@@ -274,7 +294,7 @@ void write_frame(int fd, channel_auth* auth, protocol::kind type, std::uint64_t 
 
 void write_frame(int fd, channel_auth* auth, protocol::kind type, std::uint64_t id,
                  std::string_view body) {
-  const protocol::header h = make_header(auth, type, id, body, 0);
+  const protocol::header h = make_header(auth, type, id, body.size(), body, 0);
   iovec iov[2] = {{const_cast<protocol::header*>(&h), header_size},
                   {const_cast<char*>(body.data()), body.size()}};
   send_all(fd, iov, body.empty() ? 1 : 2, -1);

@@ -7,7 +7,9 @@
 //
 // Every message but the first (the hello, which carries the pool's key) is
 // authenticated: the header's tag is HMAC-SHA256, under the pool's key, of
-// the sender's direction byte, the header's first 32 bytes and the body. The
+// the sender's direction byte, the header's first 32 bytes and the body (for
+// a body in shared memory, the sealed file's device and inode numbers: see
+// frame_io.cc). The
 // sequence number counts a direction's authenticated messages from 0, so a
 // replayed, dropped or reordered message does not verify either
 // (channel_auth.h).

@@ -290,6 +290,82 @@ TEST(FrameAuth, SharedMemoryBodyIsAuthenticated) {
   EXPECT_EQ(f->body->view(), body);
 }
 
+namespace {
+
+// Receives one header and the descriptor sent with it.
+std::pair<protocol::header, int> receive_header_and_descriptor(int fd) {
+  protocol::header h{};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  iovec iov{&h, sizeof h};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  EXPECT_EQ(::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC), static_cast<ssize_t>(sizeof h));
+  int received = -1;
+  if (cmsghdr* c = CMSG_FIRSTHDR(&msg)) std::memcpy(&received, CMSG_DATA(c), sizeof(int));
+  return {h, received};
+}
+
+void send_header_and_descriptor(int fd, const protocol::header& h, int pass) {
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  iovec iov{const_cast<protocol::header*>(&h), sizeof h};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &pass, sizeof(int));
+  EXPECT_EQ(::sendmsg(fd, &msg, 0), static_cast<ssize_t>(sizeof h));
+}
+
+int sealed_memfd(const std::string& content) {
+  const int mem = ::memfd_create("copy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  EXPECT_EQ(::write(mem, content.data(), content.size()), static_cast<ssize_t>(content.size()));
+  EXPECT_EQ(::fcntl(mem, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL), 0);
+  return mem;
+}
+
+}  // namespace
+
+// A shared-memory body is authenticated by the identity of its sealed file:
+// the genuine header with another file of the same content is refused.
+TEST(FrameAuth, SharedMemoryBodySwappedForAnotherFileIsRejected) {
+  channel_auth worker(key_a, channel_auth::side::worker);
+  const std::string body(64 * 1024, 's');
+  socket_pair capture;
+  std::string m = message(body);
+  write_frame(capture.a, &worker, protocol::kind::result, 9, m, 1024);
+  auto [h, genuine] = receive_header_and_descriptor(capture.b);
+  ASSERT_GE(genuine, 0);
+  ASSERT_NE(h.flags & protocol::flag_shared_memory, 0);
+
+  {
+    socket_pair s;
+    const int impostor = sealed_memfd(body);
+    send_header_and_descriptor(s.a, h, impostor);
+    ::close(impostor);
+    channel_auth pool(key_a, channel_auth::side::pool);
+    frame_reader r(1u << 20);
+    r.authenticate_with(&pool);
+    EXPECT_THROW((void)r.read_blocking(s.b), authentication_failure);
+  }
+  socket_pair s;
+  send_header_and_descriptor(s.a, h, genuine);
+  ::close(genuine);
+  channel_auth pool(key_a, channel_auth::side::pool);
+  frame_reader r(1u << 20);
+  r.authenticate_with(&pool);
+  auto f = r.read_blocking(s.b);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->body->view(), body);
+}
+
 TEST(FrameAuth, EveryChangedByteIsRejected) {
   channel_auth pool(key_a, channel_auth::side::pool);
   const std::string good = signed_frame(pool, protocol::kind::task, 5, "a task body");
