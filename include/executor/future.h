@@ -138,6 +138,8 @@ class future {
 
   // Cancels the task if it has not been sent to a worker yet; its get()
   // then throws ferry::cancelled_error. Returns whether it was cancelled.
+  // When every worker is busy, each may already hold its next (small) task,
+  // queued behind the running one: that task is sent, not cancellable.
   bool cancel() { return state_->cancel(); }
 
   // Calls cb(*this) once the task is finished (see future_state::on_done).

@@ -13,11 +13,12 @@
 //
 // Data flow (docs/design.md draws it): submit() serializes the callable and
 // its arguments on the calling thread into one message and queues it; the
-// pool's manager thread hands queued messages to idle workers, one task per
-// worker at a time, over a socket per worker, starting workers on demand up
-// to max_workers; workers send results back; the manager completes the
-// futures. A worker that dies fails only the task it was running; the pool
-// replaces it and goes on.
+// pool's manager thread hands queued messages to idle workers over a socket
+// per worker, starting workers on demand up to max_workers (when all are
+// busy, each is also sent its next small task to start as soon as it
+// answers); workers run one task at a time and send results back; the
+// manager completes the futures. A worker that dies fails only the task it
+// was running; the pool replaces it and goes on.
 //
 // process_pool is a handle: copies refer to the same pool, which shuts down
 // and joins when shutdown() is called or the last handle is destroyed; no

@@ -31,6 +31,15 @@ namespace {
 constexpr std::chrono::seconds start_timeout{30};
 // After a worker could not be started while others run.
 constexpr std::chrono::milliseconds start_retry_delay{500};
+// When every worker is busy and the pool is at full size, a worker is sent
+// its next task before it answers the current one, so that it starts that
+// task as soon as it has written the result instead of a round trip later.
+constexpr std::size_t pipeline_depth = 2;
+// Only a message that fits in the socket's buffer without blocking is
+// queued behind a running task (it is kept until the task starts, to be
+// sent elsewhere if the worker dies first); a larger one waits for an idle
+// worker.
+constexpr std::size_t max_pipelined_inline = 32 * 1024;
 
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
@@ -215,40 +224,74 @@ void pool_core::retire(worker& w) {
   }
 }
 
+bool pool_core::send_task(worker& w, task& t) {
+  try {
+    write_frame(w.socket, &w.auth, protocol::kind::task, t.id, t.message,
+                options_.shared_memory_threshold);
+    // A task that runs at once no longer needs its message; one queued
+    // behind another keeps it until it starts, to be sent elsewhere if the
+    // worker dies first.
+    if (w.in_flight.empty()) {
+      t.message = std::string();
+      w.since = clock::now();
+    }
+    w.state = worker::phase::busy;
+    ++w.tasks_sent;
+    w.in_flight.push_back(std::move(t));
+    return true;
+  } catch (const protocol_error& e) {
+    // The worker is gone. Whether the task reached it is unknown: it fails
+    // rather than risk running twice (policy in docs/api/executor.md).
+    w.in_flight.push_back(std::move(t));
+    kill_worker(w, std::string("closed its connection before it received the task (") + e.what() + ")");
+    return false;
+  }
+}
+
+// Tasks a worker was sent but never started go back to the front of the
+// queue, in their order.
+void pool_core::requeue(std::deque<task>& tasks) {
+  if (tasks.empty()) return;
+  std::lock_guard lock(mu_);
+  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) pending_.push_front(std::move(*it));
+  tasks.clear();
+}
+
 void pool_core::dispatch() {
   std::unique_lock lock(mu_);
   while (!pending_.empty()) {
     auto idle = std::find_if(workers_.begin(), workers_.end(),
                              [](const auto& w) { return w->state == worker::phase::idle; });
-    if (idle != workers_.end()) {
-      task t = std::move(pending_.front());
-      pending_.pop_front();
-      if (!t.state->start()) continue;  // cancelled while queued
-      lock.unlock();
-      worker& w = **idle;
-      try {
-        write_frame(w.socket, &w.auth, protocol::kind::task, t.id, t.message,
-                    options_.shared_memory_threshold);
-        t.message = std::string();  // the worker has it now
-        w.state = worker::phase::busy;
-        w.since = clock::now();
-        w.current = std::move(t);
-      } catch (const protocol_error& e) {
-        // The worker is gone: the task was never started (policy in docs/api/executor.md).
-        w.current = std::move(t);
-        kill_worker(w, std::string("closed its connection before it received the task (") +
-                           e.what() + ")");
-      }
-      lock.lock();
-      continue;
-    }
     const auto alive = static_cast<std::size_t>(std::count_if(
         workers_.begin(), workers_.end(), [](const auto& w) { return w->state != worker::phase::retiring; }));
     const auto starting = static_cast<std::size_t>(std::count_if(
         workers_.begin(), workers_.end(), [](const auto& w) { return w->state == worker::phase::starting; }));
-    if (starting >= pending_.size() || alive >= max_workers_ || clock::now() < start_retry_at_) break;
+    if (idle == workers_.end() && starting < pending_.size() && alive < max_workers_ &&
+        clock::now() >= start_retry_at_) {
+      lock.unlock();
+      start_worker();
+      lock.lock();
+      continue;
+    }
+    if (idle == workers_.end() && starting == 0) {
+      // Full and all busy: queue behind the least loaded running task.
+      if (pending_.front().message.size() - message_header_room <= max_pipelined_inline) {
+        idle = std::min_element(workers_.begin(), workers_.end(), [](const auto& a, const auto& b) {
+          return a->in_flight.size() < b->in_flight.size();
+        });
+        const worker& w = **idle;
+        if (w.state != worker::phase::busy || w.in_flight.size() >= pipeline_depth || w.timed_out ||
+            (options_.max_tasks_per_worker != 0 && w.tasks_sent >= options_.max_tasks_per_worker))
+          idle = workers_.end();
+      }
+    }
+    if (idle == workers_.end()) break;
+    task t = std::move(pending_.front());
+    pending_.pop_front();
+    if (!t.started && !t.state->start()) continue;  // cancelled while queued
+    t.started = true;
     lock.unlock();
-    start_worker();
+    send_task(**idle, t);
     lock.lock();
   }
 }
@@ -269,18 +312,20 @@ void pool_core::on_readable(worker& w) {
             w.start_failure = std::string(f->body->view());
             break;
           case protocol::kind::result:
-            if (!w.current || w.current->id != f->header.id)
+            if (w.in_flight.empty() || w.in_flight.front().id != f->header.id)
               throw protocol_error("a result for a task the worker was not given");
-            w.current->state->finish(std::move(f->body));
-            w.current.reset();
+            w.in_flight.front().state->finish(std::move(f->body));
+            w.in_flight.pop_front();
+            if (!w.in_flight.empty()) w.in_flight.front().message = std::string();  // started
             ++w.tasks_done;
-            if (w.state == worker::phase::busy) {
+            w.since = clock::now();  // the next task starts now, or idleness does
+            if ((f->header.flags & protocol::flag_retiring) != 0) {
+              // Over its memory limit: it exits by itself, reading nothing more.
+              w.state = worker::phase::retiring;
+              requeue(w.in_flight);
+            } else if (w.state == worker::phase::busy && w.in_flight.empty()) {
               w.state = worker::phase::idle;
-              w.since = clock::now();
-              if ((f->header.flags & protocol::flag_retiring) != 0)
-                w.state = worker::phase::retiring;  // over its memory limit; exits by itself
-              else if (options_.max_tasks_per_worker != 0 &&
-                       w.tasks_done >= options_.max_tasks_per_worker)
+              if (options_.max_tasks_per_worker != 0 && w.tasks_done >= options_.max_tasks_per_worker)
                 retire(w);
             }
             break;
@@ -311,28 +356,47 @@ void pool_core::on_exit(worker& w) {
   }
   if (!w.socket_closed) on_readable(w);  // a result written just before exiting
   const std::string cause = w.failure.empty() ? describe_status(status) : w.failure;
-  if (w.current) {
+  // Only the front task can have run; the ones queued behind it never
+  // started (a worker reads its next task after writing its result).
+  std::deque<task> unstarted;
+  while (w.in_flight.size() > 1) {
+    unstarted.push_front(std::move(w.in_flight.back()));
+    w.in_flight.pop_back();
+  }
+  if (w.stopped_by_shutdown) {
+    for (task& t : unstarted)
+      t.state->fail(std::make_exception_ptr(
+          pool_shutdown_error("ferry: the task was cancelled because the pool was shut down")));
+    unstarted.clear();
+  }
+  requeue(unstarted);
+  std::optional<task> current;
+  if (!w.in_flight.empty()) {
+    current = std::move(w.in_flight.front());
+    w.in_flight.clear();
+  }
+  if (current) {
     if (w.stopped_by_shutdown) {
-      w.current->state->fail(std::make_exception_ptr(pool_shutdown_error(
+      current->state->fail(std::make_exception_ptr(pool_shutdown_error(
           "ferry: the task was stopped because the pool was shut down with kill_running")));
     } else if (w.timed_out) {
-      w.current->state->fail(std::make_exception_ptr(task_timeout_error(
+      current->state->fail(std::make_exception_ptr(task_timeout_error(
           "ferry: the task ran longer than the task_timeout of " +
           std::to_string(options_.task_timeout->count()) + " ms; its worker was killed")));
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == protocol::authentication_status &&
                w.failure.empty()) {
-      w.current->state->fail(std::make_exception_ptr(worker_died_error(
+      current->state->fail(std::make_exception_ptr(worker_died_error(
           w.pid, "exited because a message it received from the pool failed authentication "
                  "(forged, changed or replayed on the way)")));
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == protocol::task_memory_status &&
                w.failure.empty()) {
-      w.current->state->fail(std::make_exception_ptr(worker_died_error(
+      current->state->fail(std::make_exception_ptr(worker_died_error(
           w.pid, "was stopped because the task alone used more than max_worker_memory (" +
                      std::to_string(options_.max_worker_memory) + " bytes)")));
     } else {
-      w.current->state->fail(std::make_exception_ptr(worker_died_error(w.pid, cause)));
+      current->state->fail(std::make_exception_ptr(worker_died_error(w.pid, cause)));
     }
-    w.current.reset();
+    current.reset();
   }
   if (w.state == worker::phase::starting) {
     std::string why;
@@ -402,7 +466,7 @@ bool pool_core::finished_shutting_down() {
   std::lock_guard lock(mu_);
   if (!shutdown_ || !pending_.empty()) return false;
   return std::none_of(workers_.begin(), workers_.end(),
-                      [](const auto& w) { return w->current.has_value(); });
+                      [](const auto& w) { return !w->in_flight.empty(); });
 }
 
 void pool_core::stop_all_workers() {
@@ -438,8 +502,8 @@ void pool_core::run() {
     }
     fail_pending(error);
     for (auto& w : workers_) {
-      if (w->current) w->current->state->fail(error);
-      w->current.reset();
+      for (task& t : w->in_flight) t.state->fail(error);
+      w->in_flight.clear();
     }
   }
   stop_all_workers();

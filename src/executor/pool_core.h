@@ -2,9 +2,9 @@
 // thread.
 //
 //   submit() ──▶ pending queue ──▶ manager thread ──▶ worker sockets ──▶ workers
-//   (caller       (mutex)          poll(): wake-up     one task per        run the
-//    serializes)                   eventfd, sockets,   worker at a time    task
-//                                  pidfds, timers
+//   (caller       (mutex)          poll(): wake-up     a task per worker,  run their
+//    serializes)                   eventfd, sockets,   and one more queued tasks in
+//                                  pidfds, timers      when all are busy   order
 //   future ◀── future_state ◀──── manager reads results, reaps exits,
 //                                  starts and retires workers
 //
@@ -51,6 +51,7 @@ class pool_core {
     std::uint64_t id;
     std::string message;
     std::shared_ptr<future_state> state;
+    bool started = false;  // state->start() done: requeued after its worker died unstarted
   };
 
   struct worker {
@@ -61,8 +62,11 @@ class pool_core {
     channel_auth auth;
     frame_reader reader;
     phase state = phase::starting;
-    std::optional<task> current;
-    clock::time_point since = clock::now();  // of the current phase
+    // Sent and not answered, in order: the front one is running, the others
+    // wait in the socket (pipelining, see dispatch).
+    std::deque<task> in_flight;
+    clock::time_point since = clock::now();  // of the current phase, or of the front task
+    std::size_t tasks_sent = 0;
     std::size_t tasks_done = 0;
     bool socket_closed = false;
     bool timed_out = false;
@@ -81,6 +85,8 @@ class pool_core {
   void wake();
   void start_worker();
   void dispatch();
+  bool send_task(worker& w, task& t);
+  void requeue(std::deque<task>& tasks);
   void on_readable(worker& w);
   void on_exit(worker& w);
   void retire(worker& w);

@@ -240,9 +240,12 @@ TEST_F(Executor, ShutdownCancellingPendingWork) {
   std::this_thread::sleep_for(100ms);
   std::vector<ferry::future<int>> pending;
   for (int i = 0; i < 5; ++i) pending.push_back(pool.submit(test_tasks::add(), i, i));
+  std::this_thread::sleep_for(50ms);
   pool.shutdown(true, true);
   EXPECT_GT(running.get(), 0);
-  for (auto& f : pending) EXPECT_THROW(f.get(), ferry::pool_shutdown_error);
+  // The first was already sent, queued behind the running task; it runs.
+  EXPECT_EQ(pending[0].get(), 0);
+  for (std::size_t i = 1; i < pending.size(); ++i) EXPECT_THROW(pending[i].get(), ferry::pool_shutdown_error);
   EXPECT_THROW(pool.submit(test_tasks::add(), 1, 1), ferry::pool_shutdown_error);
 }
 
@@ -268,12 +271,31 @@ TEST_F(Executor, DestructorWithWorkInFlightJoins) {
 TEST_F(Executor, CancelOnlyBeforeSending) {
   ferry::process_pool pool(options(1));
   auto running = pool.submit(test_tasks::sleep_ms(), 300);
-  auto queued = pool.submit(test_tasks::add(), 1, 1);
+  auto sent = pool.submit(test_tasks::add(), 1, 1);    // queued in the busy worker
+  auto queued = pool.submit(test_tasks::add(), 2, 2);  // still in the pool
   std::this_thread::sleep_for(100ms);
   EXPECT_FALSE(running.cancel());
+  EXPECT_FALSE(sent.cancel());
   EXPECT_TRUE(queued.cancel());
   EXPECT_THROW(queued.get(), ferry::cancelled_error);
   EXPECT_GT(running.get(), 0);
+  EXPECT_EQ(sent.get(), 2);
+}
+
+// A task queued behind a running one in a worker that dies never started:
+// it runs on the replacement, and only the running task fails.
+TEST_F(Executor, TaskQueuedInADyingWorkerRunsElsewhere) {
+  ferry::process_pool pool(options(1));
+  auto running = pool.submit(test_tasks::sleep_ms(), 10'000);
+  auto queued = pool.submit(test_tasks::pid());  // sent behind it
+  std::this_thread::sleep_for(100ms);
+  const std::vector<int> pids = pool.worker_pids();
+  ASSERT_EQ(pids.size(), 1u);
+  ::kill(pids[0], SIGKILL);
+  expect_error<ferry::worker_died_error>([&] { running.get(); });
+  const int ran_in = queued.get();
+  EXPECT_GT(ran_in, 0);
+  EXPECT_NE(ran_in, pids[0]);
 }
 
 TEST_F(Executor, WaitingAndCallbacks) {
