@@ -195,14 +195,27 @@ TEST(FrameIo, LargeBodyTravelsInSharedMemory) {
   EXPECT_EQ(f->body->view(), body);
 }
 
-TEST(FrameIo, UnsealedSharedMemoryIsRefused) {
-  socket_pair s;
-  const int mem = ::memfd_create("unsealed", MFD_CLOEXEC);
-  ASSERT_GE(mem, 0);
-  ASSERT_EQ(::ftruncate(mem, 4096), 0);
-  protocol::header h{protocol::magic, protocol::kind::result, protocol::flag_shared_memory, 0, 1, 4096, 0, {}};
+namespace {
+
+// Receives one header and the descriptor sent with it.
+std::pair<protocol::header, int> receive_header_and_descriptor(int fd) {
+  protocol::header h{};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
   iovec iov{&h, sizeof h};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  EXPECT_EQ(::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC), static_cast<ssize_t>(sizeof h));
+  int received = -1;
+  if (cmsghdr* c = CMSG_FIRSTHDR(&msg)) std::memcpy(&received, CMSG_DATA(c), sizeof(int));
+  return {h, received};
+}
+
+void send_header_and_descriptor(int fd, const protocol::header& h, int pass) {
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  iovec iov{const_cast<protocol::header*>(&h), sizeof h};
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
@@ -212,8 +225,26 @@ TEST(FrameIo, UnsealedSharedMemoryIsRefused) {
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &mem, sizeof(int));
-  ASSERT_EQ(::sendmsg(s.a, &msg, 0), static_cast<ssize_t>(sizeof h));
+  std::memcpy(CMSG_DATA(c), &pass, sizeof(int));
+  EXPECT_EQ(::sendmsg(fd, &msg, 0), static_cast<ssize_t>(sizeof h));
+}
+
+int sealed_memfd(const std::string& content) {
+  const int mem = ::memfd_create("copy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  EXPECT_EQ(::write(mem, content.data(), content.size()), static_cast<ssize_t>(content.size()));
+  EXPECT_EQ(::fcntl(mem, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL), 0);
+  return mem;
+}
+
+}  // namespace
+
+TEST(FrameIo, UnsealedSharedMemoryIsRefused) {
+  socket_pair s;
+  const int mem = ::memfd_create("unsealed", MFD_CLOEXEC);
+  ASSERT_GE(mem, 0);
+  ASSERT_EQ(::ftruncate(mem, 4096), 0);
+  protocol::header h{protocol::magic, protocol::kind::result, protocol::flag_shared_memory, 0, 1, 4096, 0, {}};
+  send_header_and_descriptor(s.a, h, mem);
   ::close(mem);
   frame_reader r(1u << 20);
   EXPECT_THROW((void)r.read_blocking(s.b), protocol_error);
@@ -290,48 +321,6 @@ TEST(FrameAuth, SharedMemoryBodyIsAuthenticated) {
   EXPECT_EQ(f->body->view(), body);
 }
 
-namespace {
-
-// Receives one header and the descriptor sent with it.
-std::pair<protocol::header, int> receive_header_and_descriptor(int fd) {
-  protocol::header h{};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  iovec iov{&h, sizeof h};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  EXPECT_EQ(::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC), static_cast<ssize_t>(sizeof h));
-  int received = -1;
-  if (cmsghdr* c = CMSG_FIRSTHDR(&msg)) std::memcpy(&received, CMSG_DATA(c), sizeof(int));
-  return {h, received};
-}
-
-void send_header_and_descriptor(int fd, const protocol::header& h, int pass) {
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  iovec iov{const_cast<protocol::header*>(&h), sizeof h};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &pass, sizeof(int));
-  EXPECT_EQ(::sendmsg(fd, &msg, 0), static_cast<ssize_t>(sizeof h));
-}
-
-int sealed_memfd(const std::string& content) {
-  const int mem = ::memfd_create("copy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  EXPECT_EQ(::write(mem, content.data(), content.size()), static_cast<ssize_t>(content.size()));
-  EXPECT_EQ(::fcntl(mem, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL), 0);
-  return mem;
-}
-
-}  // namespace
 
 // A shared-memory body is authenticated by the identity of its sealed file:
 // the genuine header with another file of the same content is refused.
