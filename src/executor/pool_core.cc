@@ -224,7 +224,7 @@ void pool_core::retire(worker& w) {
   }
 }
 
-bool pool_core::send_task(worker& w, task& t) {
+void pool_core::send_task(worker& w, task& t) {
   try {
     write_frame(w.socket, &w.auth, protocol::kind::task, t.id, t.message,
                 options_.shared_memory_threshold);
@@ -238,13 +238,12 @@ bool pool_core::send_task(worker& w, task& t) {
     w.state = worker::phase::busy;
     ++w.tasks_sent;
     w.in_flight.push_back(std::move(t));
-    return true;
   } catch (const protocol_error& e) {
-    // The worker is gone. Whether the task reached it is unknown: it fails
-    // rather than risk running twice (policy in docs/api/executor.md).
+    // The worker is gone. If the task was to run at once, whether it reached
+    // the worker is unknown: it fails rather than risk running twice (policy
+    // in docs/api/executor.md). Queued behind another, it is sent elsewhere.
     w.in_flight.push_back(std::move(t));
     kill_worker(w, std::string("closed its connection before it received the task (") + e.what() + ")");
-    return false;
   }
 }
 

@@ -85,7 +85,7 @@ class pool_core {
   void wake();
   void start_worker();
   void dispatch();
-  bool send_task(worker& w, task& t);
+  void send_task(worker& w, task& t);
   void requeue(std::deque<task>& tasks);
   void on_readable(worker& w);
   void on_exit(worker& w);
