@@ -88,11 +88,6 @@ TEST_F(Executor, OtherExceptionsAreTaskErrors) {
 }
 
 TEST_F(Executor, TenThousandTasksFromEightThreads) {
-#ifdef FERRY_UNDER_ASAN
-  if (method() == ferry::start_method::fork)
-    GTEST_SKIP() << "this toolchain's ASan allocator takes no lock around fork(): a worker forked "
-                    "while the eight submitting threads allocate can hang in malloc";
-#endif
   ferry::process_pool pool(options());
   std::atomic<int> correct{0};
   std::vector<std::thread> threads;
