@@ -185,21 +185,6 @@ frame_reader::fill_result frame_reader::fill(int fd, bool nonblocking) {
       }
       throw_errno("receiving a message");
     }
-    if ((msg.msg_flags & MSG_CTRUNC) != 0) {
-      // The kernel dropped a descriptor sent with these bytes; the frame it
-      // belongs to cannot be read.
-      for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-        for (std::size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++i) {
-          int received;
-          std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-          ::close(received);
-        }
-      }
-      throw protocol_error(
-          "a shared-memory message arrived but its descriptor was dropped: this process has "
-          "no descriptor free (RLIMIT_NOFILE)");
-    }
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
       const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -209,6 +194,12 @@ frame_reader::fill_result frame_reader::fill(int fd, bool nonblocking) {
         fds_.push_back(received);
       }
     }
+    // The kernel dropped a descriptor sent with these bytes (those that did
+    // arrive are in fds_, closed with the reader): the frame cannot be read.
+    if ((msg.msg_flags & MSG_CTRUNC) != 0)
+      throw protocol_error(
+          "a shared-memory message arrived but its descriptor was dropped: this process has "
+          "no descriptor free (RLIMIT_NOFILE)");
     if (n == 0) {
       if (mid_frame())
         throw protocol_error("peer closed the connection in the middle of a message (" +
