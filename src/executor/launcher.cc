@@ -115,7 +115,8 @@ std::string default_worker_program() {
     // The build tree keeps it beside the library; an installation in libexec.
     for (const std::filesystem::path& candidate :
          {libdir / "ferry-worker", libdir / FERRY_WORKER_FROM_LIBDIR}) {
-      if (::access(candidate.c_str(), X_OK) == 0) return candidate.lexically_normal().string();
+      if (::faccessat(AT_FDCWD, candidate.c_str(), X_OK, AT_EACCESS) == 0)
+        return candidate.lexically_normal().string();
     }
   }
   return "ferry-worker";

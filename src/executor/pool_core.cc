@@ -1,6 +1,7 @@
 // Copyright ferry authors.
 #include "pool_core.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/wait.h>
@@ -65,7 +66,10 @@ pool_core::pool_core(pool_options options)
   if (is_worker_process())
     throw error("ferry: a process_pool cannot be created inside a pool's worker process; "
                 "nested pools are not supported");
-  if (options_.start == start_method::plugin && ::access(program_.c_str(), X_OK) != 0)
+  // With the effective ids, as exec will check: a process whose real uid
+  // differs (a setuid program) may still run the worker.
+  if (options_.start == start_method::plugin &&
+      ::faccessat(AT_FDCWD, program_.c_str(), X_OK, AT_EACCESS) != 0)
     throw worker_start_error("ferry: the worker program '" + program_ +
                              "' for start_method::plugin is not an executable file; set "
                              "pool_options::worker_program or $FERRY_WORKER");
