@@ -1,14 +1,18 @@
 // Copyright ferry authors.
 //
 // Everything of ferry's executor: process_pool, future, pool_options,
-// serve_if_worker, and the serialization layer it builds on.
+// get_reusable_executor, start_method, cpu_count, serve_if_worker, and the
+// serialization layer it builds on.
 #ifndef FERRY_EXECUTOR_EXECUTOR_H_
 #define FERRY_EXECUTOR_EXECUTOR_H_
 
+#include "executor/cpu_count.h"
 #include "executor/errors.h"
 #include "executor/future.h"
 #include "executor/pool_options.h"
 #include "executor/process_pool.h"
+#include "executor/reusable_executor.h"
+#include "executor/start_method.h"
 #include "executor/worker.h"
 #include "serialize/serialize.h"
 

@@ -15,98 +15,19 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
-#include <cstdint>
 #include <deque>
-#include <exception>
 #include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <string_view>
 #include <vector>
 
 #include "executor/errors.h"
-#include "serialize/archive.h"
-#include "serialize/internal/config.h"
+#include "executor/internal/future_state.h"
+#include "executor/internal/result_items.h"
 
 namespace ferry {
-namespace detail {
-
-// The bytes of a result message; they may live in shared memory.
-class FERRY_EXPORT result_bytes {
- public:
-  virtual ~result_bytes();
-  virtual std::string_view view() const noexcept = 0;
-};
-
-// The untyped state shared by a future and the pool.
-class FERRY_EXPORT future_state {
- public:
-  future_state();
-  ~future_state();
-  // pending -> running. False if it was cancelled (or failed) before.
-  bool start();
-  // pending -> finished with ferry::cancelled_error. False once running.
-  bool cancel();
-  // -> finished with result bytes, or with an error; later calls are ignored.
-  void finish(std::shared_ptr<const result_bytes> bytes);
-  void fail(std::exception_ptr error);
-
-  void wait() const;
-  bool wait_until(std::chrono::steady_clock::time_point deadline) const;
-  bool ready() const;
-  // Runs cb once finished: at once on this thread if it is, else on the
-  // thread that finishes it (the pool's manager thread; keep cb short).
-  void on_done(std::function<void()> cb);
-
-  // Valid once finished.
-  std::exception_ptr error() const;
-  std::shared_ptr<const result_bytes> bytes() const;
-
- private:
-  void complete(std::unique_lock<std::mutex>& lock);
-
-  mutable std::mutex mu_;
-  mutable std::condition_variable cv_;
-  enum class phase { pending, running, finished } phase_ = phase::pending;
-  std::shared_ptr<const result_bytes> bytes_;
-  std::exception_ptr error_;
-  std::vector<std::function<void()>> callbacks_;
-};
-
-// Waits for state, rethrows its error, and returns the views of its result
-// items (each a status byte and its value or exception record). Throws
-// ferry::error if the result does not hold `expected` items.
-FERRY_EXPORT std::vector<std::string_view> split_items(const future_state& state,
-                                                       std::uint32_t expected);
-
-// Reads the exception record of a failed item and throws it.
-[[noreturn]] FERRY_EXPORT void rethrow_task_exception(input_archive& ar);
-
-// The exception being handled, as a ferry::serialization_error of `where`
-// naming its type and message (call inside a catch block).
-FERRY_EXPORT std::exception_ptr current_as_serialization_error(serialization_error::phase where);
-
-// Each item of a result: u8 status (0 value, 1 exception), then the value
-// or the exception record.
-template <class T>
-T read_item(input_archive& ar) {
-  std::uint8_t status;
-  ar(status);
-  if (status != 0) rethrow_task_exception(ar);
-  if constexpr (!std::is_void_v<T>) {
-    T value{};
-    try {
-      ar(value);
-    } catch (...) {
-      std::rethrow_exception(current_as_serialization_error(serialization_error::phase::loading_result));
-    }
-    return value;
-  }
-}
-
-}  // namespace detail
 
 template <class T>
 class future {
@@ -121,10 +42,7 @@ class future {
   // executor/errors.h), ferry::worker_died_error, ferry::task_timeout_error,
   // ferry::cancelled_error, ferry::pool_shutdown_error, or the error that
   // kept the task from being sent (ferry::not_shippable_error, ...).
-  T get() const {
-    input_archive ar(detail::split_items(*state_, 1).front());
-    return detail::read_item<T>(ar);
-  }
+  T get() const { return detail::read_item<T>(detail::result_items(*state_, 1).front()); }
 
   void wait() const { state_->wait(); }
 
@@ -142,7 +60,8 @@ class future {
   // queued behind the running one: that task is sent, not cancellable.
   bool cancel() { return state_->cancel(); }
 
-  // Calls cb(*this) once the task is finished (see future_state::on_done).
+  // Calls cb(*this) once the task is finished: at once on this thread if it
+  // is, else on the pool's manager thread, which it holds up (keep cb short).
   void on_done(std::function<void(const future&)> cb) const {
     state_->on_done([self = *this, cb = std::move(cb)] { cb(self); });
   }

@@ -10,47 +10,14 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 
+#include "executor/start_method.h"
 #include "serialize/function.h"
 
 namespace ferry {
 
-// How worker processes are made. docs/api/executor.md compares them.
-enum class start_method {
-  // Re-execute this program (/proc/self/exe). main() must call
-  // ferry::serve_if_worker(argc, argv) first. Safe with threads; the
-  // default.
-  spawn,
-  // fork() this process. Fastest; the child inherits a copy of everything,
-  // and only the forking thread: locks held by other threads at that moment
-  // (outside ferry's own) stay locked in the child, and thread pools
-  // (OpenMP, TBB) are gone.
-  fork,
-  // Run the generic `ferry-worker` program, which loads the shared objects
-  // holding the tasks' code on demand, under the module policy. Code in the
-  // main executable cannot run there.
-  plugin,
-};
-
-// "spawn", "fork" or "plugin".
-FERRY_EXPORT const char* to_string(start_method method) noexcept;
-
-// The start method named "spawn", "fork" or "plugin". Throws
-// std::invalid_argument, listing the valid names, for any other.
-FERRY_EXPORT start_method start_method_from_string(std::string_view name);
-
-// The start method named by the environment variable FERRY_START_METHOD, or
-// `fallback` when it is unset or empty. Throws like start_method_from_string.
-FERRY_EXPORT start_method start_method_from_env(start_method fallback = start_method::spawn);
-
-// How many workers this process can keep busy: the CPUs of its affinity
-// mask, lowered to the cgroup CPU quota (cgroup v2 cpu.max, or v1
-// cpu.cfs_quota_us / cpu.cfs_period_us) rounded up; at least 1.
-FERRY_EXPORT std::size_t cpu_count() noexcept;
-
 struct pool_options {
-  // Most workers alive at once; 0 means cpu_count().
+  // Most workers alive at once; 0 means cpu_count() (executor/cpu_count.h).
   std::size_t max_workers = 0;
   start_method start = start_method::spawn;
   // A worker idle this long exits; the pool starts new ones on demand.

@@ -42,66 +42,13 @@
 
 #include "executor/errors.h"
 #include "executor/future.h"
+#include "executor/internal/result_items.h"
+#include "executor/internal/submit.h"
 #include "executor/pool_options.h"
 #include "serialize/archive.h"
 #include "serialize/function.h"
 
 namespace ferry {
-namespace detail {
-
-class pool_core;
-
-template <class T>
-inline constexpr bool is_ferry_function = false;
-template <class Signature>
-inline constexpr bool is_ferry_function<function<Signature>> = true;
-
-// An argument as the parameter type P it is serialized as: the argument
-// itself when it already has that type (no copy of a large value on the way
-// to the message), else converted.
-template <class P, class A>
-decltype(auto) as_parameter(const A& arg) {
-  if constexpr (std::is_same_v<std::decay_t<P>, A>)
-    return (arg);
-  else
-    return std::decay_t<P>(arg);
-}
-
-// Room left at the front of every message for the frame header.
-inline constexpr std::size_t message_header_room = 64;
-
-// Queues an encoded task message (header room, function, u32 count,
-// arguments) and returns its state. Throws ferry::pool_shutdown_error.
-FERRY_EXPORT std::shared_ptr<future_state> submit_message(pool_core& core, std::string message,
-                                                          bool names_main_program);
-FERRY_EXPORT std::shared_ptr<future_state> failed_state(std::exception_ptr error);
-
-template <class Fn, class Encode>
-std::shared_ptr<future_state> submit_encoded(pool_core& core, const Fn& fn, std::uint32_t count,
-                                             Encode&& encode_arguments) {
-  std::string message(message_header_room, '\0');
-  bool main_program = false;
-  try {
-    output_archive ar(message);
-    ar(fn, count);
-    encode_arguments(ar);
-    main_program = names_main_program(ar);
-  } catch (...) {
-    return failed_state(current_as_serialization_error(serialization_error::phase::saving_task));
-  }
-  return submit_message(core, std::move(message), main_program);
-}
-
-
-
-}  // namespace detail
-
-namespace detail {
-struct chunk {
-  std::shared_ptr<future_state> state;
-  std::uint32_t count;
-};
-}  // namespace detail
 
 // The results of process_pool::map_ordered, in input order. An input range:
 // iterate it once. Each result is decoded when its iterator is dereferenced.
@@ -121,12 +68,11 @@ class ordered_results {
 
     // The result, or what map would throw for this input.
     value_type operator*() const {
-      input_archive ar(items_[item_]);
       if constexpr (std::is_void_v<R>) {
-        detail::read_item<void>(ar);
+        detail::read_item<void>(items_[item_]);
         return {};
       } else {
-        return detail::read_item<R>(ar);
+        return detail::read_item<R>(items_[item_]);
       }
     }
     iterator& operator++() {
@@ -165,11 +111,27 @@ class ordered_results {
       for (std::size_t j = i; j < chunks_.size(); ++j) chunks_[j].state->cancel();
       throw wait_timeout_error("ferry: map did not finish in time; the inputs not yet sent were cancelled");
     }
-    return detail::split_items(*c.state, c.count);
+    return detail::result_items(*c.state, c.count);
   }
 
   std::vector<detail::chunk> chunks_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
+};
+
+// How process_pool::shutdown stops a pool; name the fields you set:
+//   pool.shutdown({.wait = false});
+//   pool.shutdown({.cancel_pending = true});
+struct shutdown_options {
+  // Block until running (and remaining) tasks are done and every worker has
+  // exited and been reaped; otherwise that happens in the background and
+  // the last handle's destructor waits for it.
+  bool wait = true;
+  // Tasks not yet sent to a worker fail with ferry::pool_shutdown_error
+  // (otherwise they still run).
+  bool cancel_pending = false;
+  // Also kill the workers running tasks (SIGKILL); those tasks fail with
+  // ferry::pool_shutdown_error. Implies cancel_pending.
+  bool kill_running = false;
 };
 
 class FERRY_EXPORT process_pool {
@@ -238,14 +200,10 @@ class FERRY_EXPORT process_pool {
     }
   }
 
-  // Stops accepting tasks. cancel_pending: tasks not yet sent to a worker
-  // fail with ferry::pool_shutdown_error (else they still run).
-  // kill_running: also kill the workers running tasks (SIGKILL); those
-  // tasks fail with ferry::pool_shutdown_error; implies cancel_pending.
-  // wait: block until running (and remaining) tasks are done and every
-  // worker has exited and been reaped; otherwise that happens in the
-  // background and the destructor waits for it.
-  void shutdown(bool wait = true, bool cancel_pending = false, bool kill_running = false);
+  // Stops accepting tasks, then as `how` says (see shutdown_options). May
+  // be called again, from any thread; a later call can only add to what an
+  // earlier one asked.
+  void shutdown(shutdown_options how = {});
 
   bool is_shutdown() const;
   std::size_t max_workers() const;
@@ -254,6 +212,9 @@ class FERRY_EXPORT process_pool {
   // Process ids of the live workers.
   std::vector<int> worker_pids() const;
   const pool_options& options() const;
+
+  // Whether both handles refer to the same pool, like std::shared_ptr.
+  friend bool operator==(const process_pool&, const process_pool&) noexcept = default;
 
  private:
   template <class R, class... P, class... Args>
@@ -294,13 +255,6 @@ class FERRY_EXPORT process_pool {
 
   std::shared_ptr<detail::pool_core> core_;
 };
-
-// One process-wide pool reused across calls (no new workers when called
-// again with the same options). A different max_workers resizes it; other
-// different options (start, env, timeouts, max_tasks_per_worker,
-// max_message_size, worker_program), or a pool that was shut down, give a
-// fresh pool; handles to the old one stay valid until released.
-FERRY_EXPORT process_pool get_reusable_executor(const pool_options& options = {});
 
 }  // namespace ferry
 

@@ -32,6 +32,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "serialize/error.h"
 #include "serialize/internal/config.h"
 
 namespace ferry {
@@ -39,10 +40,6 @@ namespace ferry {
 namespace detail {
 struct module_record;
 struct archive_access;
-[[noreturn]] FERRY_EXPORT void throw_truncated(std::size_t offset, std::size_t wanted,
-                                               std::size_t left);
-[[noreturn]] FERRY_EXPORT void throw_bad_length(std::size_t offset, std::uint64_t length,
-                                                std::size_t left);
 }  // namespace detail
 
 // Appends to a std::string owned by the caller, who must keep it alive for

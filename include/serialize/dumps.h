@@ -26,6 +26,7 @@
 #include <string_view>
 
 #include "serialize/archive.h"
+#include "serialize/error.h"
 #include "serialize/internal/config.h"
 #include "serialize/signing_key.h"
 #include "serialize/wire_format.h"
@@ -42,8 +43,6 @@ FERRY_EXPORT std::string_view open_frame(std::string_view frame);
 FERRY_EXPORT void sign_frame(std::string& frame, const signing_key& key);
 // Checks the signature, then as open_frame.
 FERRY_EXPORT std::string_view open_signed_frame(std::string_view frame, const signing_key& key);
-[[noreturn]] FERRY_EXPORT void throw_trailing_bytes(std::size_t offset, std::size_t count);
-[[noreturn]] FERRY_EXPORT void throw_cereal_error(std::size_t offset, const char* what);
 template <class T>
 std::string encode_frame(const T& value) {
   std::string frame(wire::header_size, '\0');

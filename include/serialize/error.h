@@ -135,6 +135,17 @@ class FERRY_EXPORT bad_function_call : public error {
   ~bad_function_call() override;
 };
 
+namespace detail {
+// What ferry's templates throw (archive.h, function.h, dumps.h), out of line.
+[[noreturn]] FERRY_EXPORT void throw_truncated(std::size_t offset, std::size_t wanted,
+                                               std::size_t left);
+[[noreturn]] FERRY_EXPORT void throw_bad_length(std::size_t offset, std::uint64_t length,
+                                                std::size_t left);
+[[noreturn]] FERRY_EXPORT void throw_trailing_bytes(std::size_t offset, std::size_t count);
+[[noreturn]] FERRY_EXPORT void throw_cereal_error(std::size_t offset, const char* what);
+[[noreturn]] FERRY_EXPORT void throw_unserializable_signature(const char* signature);
+}  // namespace detail
+
 }  // namespace ferry
 
 #endif  // FERRY_SERIALIZE_ERROR_H_

@@ -44,6 +44,7 @@
 
 #include "serialize/archive.h"
 #include "serialize/error.h"
+#include "serialize/internal/identity.h"
 #include "serialize/internal/registry.h"
 #include "serialize/internal/shippable.h"
 #include "serialize/std_types.h"
@@ -55,9 +56,6 @@ template <class Signature>
 class function;
 
 namespace detail {
-
-FERRY_EXPORT void throw_bad_function_tag(std::size_t offset, unsigned tag);
-[[noreturn]] FERRY_EXPORT void throw_unserializable_signature(const char* signature);
 
 template <class T>
 inline constexpr bool serializable_value =
@@ -189,19 +187,13 @@ class function<R(Args...)> {
   }
 
   void load(input_archive& ar) {
-    const std::size_t at = ar.offset();
-    std::uint8_t tag;
-    ar(tag);
-    if (tag == static_cast<std::uint8_t>(wire::function_tag::empty)) {
+    const wire::function_tag tag = detail::read_function_tag(ar);
+    if (tag == wire::function_tag::empty) {
       impl_.reset();
       return;
     }
-    if (tag != static_cast<std::uint8_t>(wire::function_tag::keyed) &&
-        tag != static_cast<std::uint8_t>(wire::function_tag::named))
-      detail::throw_bad_function_tag(at, tag);
     detail::depth_guard depth(ar);
-    const detail::registry_entry& entry = detail::read_entry(
-        ar, static_cast<wire::function_tag>(tag), typeid(R(Args...)).name());
+    const detail::registry_entry& entry = detail::read_entry(ar, tag, typeid(R(Args...)).name());
     // The entry is for this signature (read_entry checked), so this is a base.
     impl_.reset(static_cast<const base*>(entry.make(ar)));
   }

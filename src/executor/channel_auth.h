@@ -19,7 +19,7 @@
 
 #include "protocol.h"
 #include "serialize/error.h"
-#include "serialize/internal/hmac.h"
+#include "../serialize/hmac.h"
 
 namespace ferry::detail {
 
@@ -50,7 +50,7 @@ class channel_auth {
 
  private:
   hmac_sha256::tag compute(unsigned char direction, const protocol::header& h,
-                                     std::string_view body);
+                           std::string_view body);
 
   hmac_sha256 mac_;
   side me_;

@@ -5,18 +5,19 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
-#include "executor/errors.h"
-#include "worker_main.h"
+#include "process_linux.h"
+#include "protocol.h"
+#include "worker_loop.h"
 
 extern char** environ;
 
@@ -24,12 +25,20 @@ namespace ferry::detail {
 namespace {
 
 [[noreturn]] void fail(const std::string& what) {
-  throw worker_start_error("ferry: cannot start a worker: " + what + ": " + std::strerror(errno));
+  // A program that cannot be run stays so; being out of processes, memory
+  // or descriptors may pass.
+  const bool lasting = errno == ENOENT || errno == EACCES || errno == ENOEXEC || errno == ENOTDIR ||
+                       errno == ELOOP || errno == ENAMETOOLONG;
+  throw launch_error("ferry: cannot start a worker: " + what + ": " + std::strerror(errno), lasting);
+}
+
+// Whether an environment entry "NAME=value" sets the variable `name`.
+bool sets(std::string_view entry, std::string_view name) {
+  return entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=';
 }
 
 pid_t spawn_program(const std::string& program, int child_socket) {
-  // The child finds its socket at descriptor 3.
-  constexpr int child_fd = 3;
+  constexpr int child_fd = protocol::worker_fd;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (child_socket == child_fd) {
@@ -39,11 +48,11 @@ pid_t spawn_program(const std::string& program, int child_socket) {
   }
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "FERRY_WORKER_FD=", 16) != 0 && std::strncmp(*e, "FERRY_PARENT_PID=", 17) != 0)
+    if (!sets(*e, protocol::worker_fd_variable) && !sets(*e, protocol::parent_pid_variable))
       env_strings.emplace_back(*e);
   }
-  env_strings.push_back(std::string(worker_fd_variable) + "=" + std::to_string(child_fd));
-  env_strings.push_back(std::string(parent_pid_variable) + "=" + std::to_string(::getpid()));
+  env_strings.push_back(std::string(protocol::worker_fd_variable) + "=" + std::to_string(child_fd));
+  env_strings.push_back(std::string(protocol::parent_pid_variable) + "=" + std::to_string(::getpid()));
   std::vector<char*> envp;
   for (std::string& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -61,6 +70,10 @@ pid_t spawn_program(const std::string& program, int child_socket) {
 }
 
 }  // namespace
+
+launch_error::launch_error(const std::string& message, bool lasting)
+    : worker_start_error(message), lasting_(lasting) {}
+launch_error::~launch_error() = default;
 
 launched_worker launch_worker(start_method method, const std::string& program,
                               const std::vector<int>& close_in_child) {
@@ -82,7 +95,7 @@ launched_worker launch_worker(start_method method, const std::string& program,
     if (pid == 0) {
       ::close(sv[0]);
       for (int fd : close_in_child) ::close(fd);
-      serve_forked(sv[1]);
+      serve(sv[1]);
     }
   } else {
     try {
@@ -94,7 +107,7 @@ launched_worker launch_worker(start_method method, const std::string& program,
     }
   }
   ::close(sv[1]);
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  const int pidfd = open_pidfd(pid);
   if (pidfd < 0) {
     const int e = errno;
     ::kill(pid, SIGKILL);

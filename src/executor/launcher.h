@@ -8,9 +8,22 @@
 #include <string>
 #include <vector>
 
-#include "executor/pool_options.h"
+#include "executor/errors.h"
+#include "executor/start_method.h"
 
 namespace ferry::detail {
+
+// A worker that could not be started; lasting() when trying again cannot
+// help (the program is missing or cannot be executed).
+class launch_error : public worker_start_error {
+ public:
+  launch_error(const std::string& message, bool lasting);
+  ~launch_error() override;
+  bool lasting() const noexcept { return lasting_; }
+
+ private:
+  bool lasting_;
+};
 
 struct launched_worker {
   pid_t pid;
@@ -21,7 +34,7 @@ struct launched_worker {
 // Starts a worker. `program` is used by spawn (normally /proc/self/exe) and
 // plugin (the ferry-worker program). A forked child closes
 // `close_in_child` (the pool's other descriptors) before serving. Throws
-// ferry::worker_start_error.
+// launch_error.
 launched_worker launch_worker(start_method method, const std::string& program,
                               const std::vector<int>& close_in_child);
 

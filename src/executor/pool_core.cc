@@ -7,21 +7,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cereal/types/map.hpp>
-#include <cereal/types/string.hpp>
-#include <cereal/types/vector.hpp>
-
 #include <algorithm>
 #include <csignal>
 #include <cstring>
-#include <filesystem>
 
+#include "../serialize/hmac.h"
+#include "executor/cpu_count.h"
 #include "executor/errors.h"
-#include "executor/process_pool.h"
 #include "executor/worker.h"
 #include "launcher.h"
-#include "protocol.h"
-#include "serialize/internal/hmac.h"
 #include "serialize/module_policy.h"
 
 namespace ferry::detail {
@@ -32,6 +26,14 @@ namespace {
 constexpr std::chrono::seconds start_timeout{30};
 // After a worker could not be started while others run.
 constexpr std::chrono::milliseconds start_retry_delay{500};
+// After a worker died before it was ready (killed, say, by an OOM killer or
+// an operator), starts are retried at once and then ever more slowly up to
+// this, for as long as start_timeout; only then is the queue failed.
+constexpr std::chrono::milliseconds max_start_backoff{1000};
+constexpr std::size_t min_failed_starts = 3;
+// A worker whose socket closed while its process lives on (a task that ran
+// exec, or closed the descriptor) has this long to exit before it is killed.
+constexpr std::chrono::milliseconds exit_grace{1000};
 // When every worker is busy and the pool is at full size, a worker is sent
 // its next task before it answers the current one, so that it starts that
 // task as soon as it has written the result instead of a round trip later.
@@ -51,6 +53,11 @@ std::string describe_status(int status) {
            (abbrev != nullptr ? std::string(" (SIG") + abbrev + ")" : std::string());
   }
   return "ended with wait status " + std::to_string(status);
+}
+
+std::exception_ptr cancelled_by_shutdown() {
+  return std::make_exception_ptr(
+      pool_shutdown_error("ferry: the task was cancelled because the pool was shut down"));
 }
 
 }  // namespace
@@ -79,20 +86,20 @@ pool_core::pool_core(pool_options options)
 }
 
 pool_core::~pool_core() {
-  shutdown(true, false, false);
+  shutdown({});
   ::close(wake_fd_);
 }
 
-std::shared_ptr<future_state> pool_core::submit(std::string message, bool names_main_program) {
-  if (names_main_program && options_.start == start_method::plugin) {
+std::shared_ptr<future_state> pool_core::submit(protocol::encoded_task encoded) {
+  if (encoded.names_main_program && options_.start == start_method::plugin) {
     return failed_state(std::make_exception_ptr(not_shippable_error(
         "ferry: the task's code is in the main executable, which a plugin worker "
         "(ferry-worker) cannot load; put the code in a shared library, or use "
         "start_method::spawn or start_method::fork")));
   }
-  if (message.size() - message_header_room > options_.max_message_size) {
+  if (encoded.body.size() > options_.max_message_size) {
     return failed_state(std::make_exception_ptr(error(
-        "ferry: the task's message of " + std::to_string(message.size() - message_header_room) +
+        "ferry: the task's message of " + std::to_string(encoded.body.size()) +
         " bytes exceeds pool_options::max_message_size (" +
         std::to_string(options_.max_message_size) + " bytes); nothing was sent")));
   }
@@ -100,25 +107,23 @@ std::shared_ptr<future_state> pool_core::submit(std::string message, bool names_
   {
     std::lock_guard lock(mu_);
     if (shutdown_) throw pool_shutdown_error("ferry: submit after the pool was shut down");
-    pending_.push_back({next_id_++, std::move(message), state});
+    pending_.push_back({next_id_++, std::move(encoded.body), state});
   }
   wake();
   return state;
 }
 
-void pool_core::shutdown(bool wait, bool cancel_pending, bool kill_running) {
+void pool_core::shutdown(shutdown_options how) {
   std::deque<task> cancelled;
   {
     std::lock_guard lock(mu_);
     shutdown_ = true;
-    kill_running_ = kill_running_ || kill_running;
-    if (cancel_pending || kill_running) cancelled.swap(pending_);
+    kill_running_ = kill_running_ || how.kill_running;
+    if (how.cancel_pending || how.kill_running) cancelled.swap(pending_);
   }
-  for (task& t : cancelled)
-    t.state->fail(std::make_exception_ptr(
-        pool_shutdown_error("ferry: the task was cancelled because the pool was shut down")));
+  for (task& t : cancelled) t.state->fail(cancelled_by_shutdown());
   wake();
-  if (wait && std::this_thread::get_id() != manager_.get_id()) {
+  if (how.wait && std::this_thread::get_id() != manager_.get_id()) {
     std::lock_guard lock(join_mu_);
     if (manager_.joinable()) manager_.join();
   }
@@ -168,16 +173,40 @@ void pool_core::fail_pending(std::exception_ptr error) {
   for (task& t : failed) t.state->fail(error);
 }
 
-std::string pool_core::hello_message() const {
-  std::string message(message_header_room, '\0');
-  message += key_;
-  output_archive ar(message);
-  std::vector<std::string> allowed;
-  for (const auto& p : allowed_modules()) allowed.push_back(p.string());
-  ar(options_.env, allowed, static_cast<std::uint64_t>(options_.max_message_size),
-     static_cast<std::uint64_t>(options_.shared_memory_threshold),
-     static_cast<std::uint64_t>(options_.max_worker_memory), options_.initializer);
-  return message;
+std::string pool_core::hello_body() const {
+  protocol::worker_config config;
+  config.env = options_.env;
+  for (const auto& p : allowed_modules()) config.allowed_modules.push_back(p.string());
+  config.max_message_size = options_.max_message_size;
+  config.shared_memory_threshold = options_.shared_memory_threshold;
+  config.max_worker_memory = options_.max_worker_memory;
+  return protocol::encode_hello(key_, config, options_.initializer);
+}
+
+std::size_t pool_core::live_workers() const {
+  return static_cast<std::size_t>(
+      std::count_if(workers_.begin(), workers_.end(), [](const auto& w) { return w->alive(); }));
+}
+
+bool pool_core::any_ready_worker() const {
+  return std::any_of(workers_.begin(), workers_.end(), [](const auto& w) { return w->ready(); });
+}
+
+void pool_core::start_failed(const std::string& why, bool lasting) {
+  const clock::time_point now = clock::now();
+  if (failed_starts_++ == 0) failing_since_ = now;
+  // Workers that did start serve the queue; a failure that will not pass by
+  // itself, or one that has gone on for start_timeout, fails it.
+  const bool hopeless =
+      lasting || (failed_starts_ >= min_failed_starts && now - failing_since_ >= start_timeout);
+  if (hopeless && !any_ready_worker()) {
+    fail_pending(std::make_exception_ptr(worker_start_error("ferry: a worker could not start: " + why)));
+    failed_starts_ = 0;
+    return;
+  }
+  const auto backoff = std::min<std::chrono::milliseconds>(
+      max_start_backoff, std::chrono::milliseconds(5 << std::min<std::size_t>(failed_starts_ - 1, 10)));
+  start_retry_at_ = now + (lasting ? start_retry_delay : backoff);
 }
 
 void pool_core::start_worker() {
@@ -189,24 +218,23 @@ void pool_core::start_worker() {
   launched_worker l{};
   try {
     l = launch_worker(options_.start, program_, inherited);
-  } catch (...) {
-    // Out of processes or descriptors. Workers still alive will serve the
-    // queue, so only a pool without any fails its pending tasks; either
-    // way the next start waits a while, not to spin on the same failure.
-    const bool others = std::any_of(workers_.begin(), workers_.end(), [](const auto& w) {
-      return w->state != worker::phase::retiring;
-    });
-    if (!others) fail_pending(std::current_exception());
-    else start_retry_at_ = clock::now() + start_retry_delay;
+  } catch (const launch_error& e) {
+    // Out of processes or descriptors, or no program to run. Workers still
+    // alive will serve the queue, so only a pool without any fails its
+    // pending tasks; either way the next start waits a while, not to spin
+    // on the same failure.
+    if (live_workers() == 0 || (e.lasting() && !any_ready_worker()))
+      fail_pending(std::current_exception());
+    else
+      start_retry_at_ = clock::now() + start_retry_delay;
     return;
   }
   auto& w = workers_.emplace_back(
       std::make_unique<worker>(l.pid, l.socket, l.pidfd, key_, options_.max_message_size));
   try {
-    std::string hello = hello_message();
     // The hello carries the key, so it is the one message sent unsigned.
-    write_frame(w->socket, nullptr, protocol::kind::hello, 0, hello,
-                options_.shared_memory_threshold);
+    write_message(w->socket, nullptr, protocol::kind::hello, 0, hello_body(),
+                  options_.shared_memory_threshold);
   } catch (const std::exception& e) {
     kill_worker(*w, std::string("could not be configured: ") + e.what());
   }
@@ -222,7 +250,7 @@ void pool_core::kill_worker(worker& w, std::string why) {
 void pool_core::retire(worker& w) {
   w.state = worker::phase::retiring;
   try {
-    write_frame(w.socket, &w.auth, protocol::kind::exit, 0, std::string_view());
+    write_message(w.socket, &w.auth, protocol::kind::exit, 0, {});
   } catch (const protocol_error&) {
     ::kill(w.pid, SIGKILL);
   }
@@ -230,13 +258,13 @@ void pool_core::retire(worker& w) {
 
 void pool_core::send_task(worker& w, task& t) {
   try {
-    write_frame(w.socket, &w.auth, protocol::kind::task, t.id, t.message,
-                options_.shared_memory_threshold);
-    // A task that runs at once no longer needs its message; one queued
-    // behind another keeps it until it starts, to be sent elsewhere if the
-    // worker dies first.
+    write_message(w.socket, &w.auth, protocol::kind::task, t.id, t.body,
+                  options_.shared_memory_threshold);
+    // A task that runs at once no longer needs its body; one queued behind
+    // another keeps it until it starts, to be sent elsewhere if the worker
+    // dies first.
     if (w.in_flight.empty()) {
-      t.message = std::string();
+      t.body = std::string();
       w.since = clock::now();
     }
     w.state = worker::phase::busy;
@@ -265,8 +293,7 @@ void pool_core::dispatch() {
   while (!pending_.empty()) {
     auto idle = std::find_if(workers_.begin(), workers_.end(),
                              [](const auto& w) { return w->state == worker::phase::idle; });
-    const auto alive = static_cast<std::size_t>(std::count_if(
-        workers_.begin(), workers_.end(), [](const auto& w) { return w->state != worker::phase::retiring; }));
+    const std::size_t alive = live_workers();
     const auto starting = static_cast<std::size_t>(std::count_if(
         workers_.begin(), workers_.end(), [](const auto& w) { return w->state == worker::phase::starting; }));
     if (idle == workers_.end() && starting < pending_.size() && alive < max_workers_ &&
@@ -278,7 +305,7 @@ void pool_core::dispatch() {
     }
     if (idle == workers_.end() && starting == 0) {
       // Full and all busy: queue behind the least loaded running task.
-      if (pending_.front().message.size() - message_header_room <= max_pipelined_inline) {
+      if (pending_.front().body.size() <= max_pipelined_inline) {
         idle = std::min_element(workers_.begin(), workers_.end(), [](const auto& a, const auto& b) {
           return a->in_flight.size() < b->in_flight.size();
         });
@@ -303,12 +330,13 @@ void pool_core::on_readable(worker& w) {
   try {
     for (;;) {
       const auto got = w.reader.fill(w.socket, true);
-      while (std::optional<frame> f = w.reader.next()) {
+      while (std::optional<message> f = w.reader.next()) {
         switch (f->header.type) {
           case protocol::kind::ready:
             if (w.state == worker::phase::starting) {
               w.state = worker::phase::idle;
               w.since = clock::now();
+              failed_starts_ = 0;
             }
             break;
           case protocol::kind::start_failed:
@@ -319,7 +347,7 @@ void pool_core::on_readable(worker& w) {
               throw protocol_error("a result for a task the worker was not given");
             w.in_flight.front().state->finish(std::move(f->body));
             w.in_flight.pop_front();
-            if (!w.in_flight.empty()) w.in_flight.front().message = std::string();  // started
+            if (!w.in_flight.empty()) w.in_flight.front().body = std::string();  // started
             ++w.tasks_done;
             w.since = clock::now();  // the next task starts now, or idleness does
             if ((f->header.flags & protocol::flag_retiring) != 0) {
@@ -336,11 +364,13 @@ void pool_core::on_readable(worker& w) {
             throw protocol_error("a message of an unexpected kind from a worker");
         }
       }
-      if (got == frame_reader::fill_result::end) {
+      if (got == message_reader::fill_result::end) {
+        // Normally the process is exiting; enforce_timers kills it if not.
         w.socket_closed = true;
+        w.closed_at = clock::now();
         return;
       }
-      if (got == frame_reader::fill_result::nothing) return;
+      if (got == message_reader::fill_result::nothing) return;
     }
   } catch (const protocol_error& e) {
     w.socket_closed = true;
@@ -367,9 +397,7 @@ void pool_core::on_exit(worker& w) {
     w.in_flight.pop_back();
   }
   if (w.stopped_by_shutdown) {
-    for (task& t : unstarted)
-      t.state->fail(std::make_exception_ptr(
-          pool_shutdown_error("ferry: the task was cancelled because the pool was shut down")));
+    for (task& t : unstarted) t.state->fail(cancelled_by_shutdown());
     unstarted.clear();
   }
   requeue(unstarted);
@@ -402,16 +430,21 @@ void pool_core::on_exit(worker& w) {
     current.reset();
   }
   if (w.state == worker::phase::starting) {
+    // A worker killed by a signal before it was ready may start next time;
+    // one that exited by itself, or whose initializer threw, will not.
     std::string why;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == protocol::no_entry_point_status)
+    bool lasting = true;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == protocol::no_entry_point_status) {
       why = "the program does not call ferry::serve_if_worker(argc, argv) at the top of main";
-    else if (!w.start_failure.empty())
+    } else if (!w.start_failure.empty()) {
       why = "its initializer failed: " + w.start_failure;
-    else if (!w.failure.empty())
+    } else if (!w.failure.empty()) {
       why = "it " + w.failure;
-    else
+    } else {
       why = "it " + describe_status(status) + " before it was ready";
-    fail_pending(std::make_exception_ptr(worker_start_error("ferry: a worker could not start: " + why)));
+      lasting = WIFEXITED(status);
+    }
+    start_failed(why, lasting);
   }
   ::close(w.socket);
   ::close(w.pidfd);
@@ -421,14 +454,19 @@ void pool_core::on_exit(worker& w) {
 void pool_core::enforce_timers(clock::time_point now) {
   std::size_t surplus = 0;
   bool kill_running = false;
+  const std::size_t alive = live_workers();
   {
     std::lock_guard lock(mu_);
     kill_running = kill_running_;
-    const auto alive = static_cast<std::size_t>(std::count_if(
-        workers_.begin(), workers_.end(), [](const auto& w) { return w->state != worker::phase::retiring; }));
     surplus = alive > max_workers_ ? alive - max_workers_ : 0;
   }
   for (auto& w : workers_) {
+    // Its channel is gone but the process lives on (a task that ran exec):
+    // it can never answer.
+    if (w->socket_closed && w->failure.empty() && now - w->closed_at >= exit_grace)
+      kill_worker(*w, "closed its connection to the pool while its process lived on (did the "
+                      "task exec another program, or close the pool's descriptor?); the pool "
+                      "killed it");
     // A worker that never says ready (hung before serving) must not hold the
     // pending tasks forever.
     if (w->state == worker::phase::starting && now - w->since >= start_timeout && w->failure.empty())
@@ -454,6 +492,7 @@ int pool_core::poll_timeout_ms(clock::time_point now) const {
   std::optional<clock::time_point> next;
   auto consider = [&](clock::time_point t) { next = next ? std::min(*next, t) : t; };
   for (const auto& w : workers_) {
+    if (w->socket_closed && w->failure.empty()) consider(w->closed_at + exit_grace);
     if (w->state == worker::phase::starting) consider(w->since + start_timeout);
     if (w->state == worker::phase::busy && options_.task_timeout && !w->timed_out)
       consider(w->since + *options_.task_timeout);

@@ -25,19 +25,25 @@
 #include <thread>
 #include <vector>
 
-#include "executor/future.h"
+#include "executor/internal/future_state.h"
 #include "executor/pool_options.h"
-#include "frame_io.h"
+#include "executor/process_pool.h"
+#include "message_io.h"
+#include "protocol.h"
 
 namespace ferry::detail {
 
 class pool_core {
  public:
+  // Throws ferry::error inside a worker process, ferry::worker_start_error
+  // when the plugin worker program cannot be executed.
   explicit pool_core(pool_options options);
-  ~pool_core();  // shutdown(true, false, false)
+  ~pool_core();  // shutdown({}): waits for the queue to drain
 
-  std::shared_ptr<future_state> submit(std::string message, bool names_main_program);
-  void shutdown(bool wait, bool cancel_pending, bool kill_running);
+  // Queues a task; fails the returned state instead when no worker of this
+  // pool could run it. Throws ferry::pool_shutdown_error after shutdown.
+  std::shared_ptr<future_state> submit(protocol::encoded_task task);
+  void shutdown(shutdown_options how);
   bool is_shutdown() const;
   void resize(std::size_t max_workers);
   std::size_t max_workers() const;
@@ -49,7 +55,7 @@ class pool_core {
 
   struct task {
     std::uint64_t id;
-    std::string message;
+    std::string body;  // kept until the task runs, while it may be sent elsewhere
     std::shared_ptr<future_state> state;
     bool started = false;  // state->start() done: requeued after its worker died unstarted
   };
@@ -60,7 +66,7 @@ class pool_core {
     int socket;
     int pidfd;
     channel_auth auth;
-    frame_reader reader;
+    message_reader reader;
     phase state = phase::starting;
     // Sent and not answered, in order: the front one is running, the others
     // wait in the socket (pipelining, see dispatch).
@@ -69,10 +75,14 @@ class pool_core {
     std::size_t tasks_sent = 0;
     std::size_t tasks_done = 0;
     bool socket_closed = false;
+    clock::time_point closed_at;  // when socket_closed became true
     bool timed_out = false;
     bool stopped_by_shutdown = false;
     std::string failure;        // why the pool killed it
     std::string start_failure;  // why it could not start (its start_failed message)
+
+    bool alive() const { return state != phase::retiring; }
+    bool ready() const { return state == phase::idle || state == phase::busy; }
 
     worker(pid_t p, int s, int f, std::string_view key, std::size_t max_body)
         : pid(p), socket(s), pidfd(f), auth(key, channel_auth::side::pool), reader(max_body) {
@@ -84,6 +94,10 @@ class pool_core {
   void serve();  // its loop, until shut down and drained
   void wake();
   void start_worker();
+  // A start failed for `why`; fails the queue only when starting is hopeless.
+  void start_failed(const std::string& why, bool lasting);
+  std::size_t live_workers() const;
+  bool any_ready_worker() const;
   void dispatch();
   void send_task(worker& w, task& t);
   void requeue(std::deque<task>& tasks);
@@ -97,7 +111,7 @@ class pool_core {
   void fail_pending(std::exception_ptr error);
   bool finished_shutting_down();
   void stop_all_workers();
-  std::string hello_message() const;
+  std::string hello_body() const;
 
   const pool_options options_;
   const std::string program_;  // for spawn and plugin
@@ -112,8 +126,11 @@ class pool_core {
   std::vector<int> pids_;
 
   int wake_fd_;
-  std::vector<std::unique_ptr<worker>> workers_;  // manager thread only
-  clock::time_point start_retry_at_;              // manager thread only
+  // The manager thread's alone:
+  std::vector<std::unique_ptr<worker>> workers_;
+  clock::time_point start_retry_at_;
+  std::size_t failed_starts_ = 0;  // in a row, since a worker last became ready
+  clock::time_point failing_since_;
   std::mutex join_mu_;
   std::thread manager_;
 };

@@ -3,31 +3,17 @@
 
 #include <cxxabi.h>
 
-#include <cereal/types/string.hpp>
-
-#include <cstdlib>
-#include <exception>
-#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
 #include <typeinfo>
 
-#include "executor/errors.h"
-#include "executor/future.h"
-#include "protocol.h"
+#include "../serialize/demangle.h"
 
 namespace ferry::detail {
 namespace {
 
 using protocol::exception_kind;
-
-std::string demangle(const char* name) {
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(name, nullptr, nullptr, &status),
-                                                  &std::free);
-  return status == 0 && out ? std::string(out.get()) : std::string(name);
-}
 
 // Only the exact standard types keep their type; a subclass (including
 // ferry's own errors) is not one of them and travels as task_error.
@@ -98,16 +84,14 @@ std::pair<std::string, std::string> describe_current_exception() {
   }
 }
 
-void write_current_exception(output_archive& ar) {
-  const exception_kind kind = current_kind();
+protocol::exception_record current_exception_record() {
   auto [type, what] = describe_current_exception();
-  ar(static_cast<std::uint8_t>(kind), type, what);
+  return {current_kind(), std::move(type), std::move(what)};
 }
 
-void write_current_exception(output_archive& ar, serialization_error::phase where) {
+protocol::exception_record current_exception_record(serialization_error::phase where) {
   auto [type, what] = describe_current_exception();
-  ar(static_cast<std::uint8_t>(exception_kind::serialization), type, what,
-     static_cast<std::uint8_t>(where));
+  return {exception_kind::serialization, std::move(type), std::move(what), where};
 }
 
 std::exception_ptr current_as_serialization_error(serialization_error::phase where) {
@@ -115,12 +99,9 @@ std::exception_ptr current_as_serialization_error(serialization_error::phase whe
   return std::make_exception_ptr(serialization_error(where, std::move(type), std::move(what)));
 }
 
-void rethrow_task_exception(input_archive& ar) {
-  std::uint8_t kind;
-  std::string type;
-  std::string what;
-  ar(kind, type, what);
-  switch (static_cast<exception_kind>(kind)) {
+void rethrow(const protocol::exception_record& r) {
+  const std::string& what = r.what;
+  switch (r.kind) {
     case exception_kind::runtime_error: throw std::runtime_error(what);
     case exception_kind::logic_error: throw std::logic_error(what);
     case exception_kind::invalid_argument: throw std::invalid_argument(what);
@@ -131,15 +112,10 @@ void rethrow_task_exception(input_archive& ar) {
     case exception_kind::overflow_error: throw std::overflow_error(what);
     case exception_kind::underflow_error: throw std::underflow_error(what);
     case exception_kind::bad_alloc: throw std::bad_alloc();
-    case exception_kind::serialization: {
-      std::uint8_t where;
-      ar(where);
-      if (where > static_cast<std::uint8_t>(serialization_error::phase::loading_result))
-        throw error("ferry: a result names an unknown serialization phase");
-      throw serialization_error(static_cast<serialization_error::phase>(where), type, what);
-    }
-    default: throw task_error(type, what);
+    case exception_kind::serialization: throw serialization_error(r.phase, r.type_name, what);
+    case exception_kind::other: break;
   }
+  throw task_error(r.type_name, what);
 }
 
 }  // namespace ferry::detail

@@ -1,24 +1,34 @@
-// Copyright ferry authors. Internal: carrying a task's exception from a
-// worker to the pool (the record format is in protocol.h).
+// Copyright ferry authors. Internal: a task's exception as it crosses from
+// a worker to the pool: captured into a record in the worker, thrown again
+// from the record in the pool (the record's bytes are protocol.h's).
 #ifndef FERRY_SRC_EXECUTOR_TASK_EXCEPTION_H_
 #define FERRY_SRC_EXECUTOR_TASK_EXCEPTION_H_
 
+#include <exception>
 #include <string>
 #include <utility>
 
 #include "executor/errors.h"
-#include "serialize/archive.h"
+#include "protocol.h"
 
 namespace ferry::detail {
 
-// Writes the exception being handled (call inside a catch block).
-void write_current_exception(output_archive& ar);
-// Writes it as a ferry::serialization_error of phase `where`.
-void write_current_exception(output_archive& ar, serialization_error::phase where);
+// The exception being handled, as the task threw it (call inside a catch
+// block): the exact standard types keep their kind, anything else becomes
+// a ferry::task_error in the pool.
+protocol::exception_record current_exception_record();
+// The same, as a ferry::serialization_error of phase `where`.
+protocol::exception_record current_exception_record(serialization_error::phase where);
+
+// Throws the exception a record describes.
+[[noreturn]] void rethrow(const protocol::exception_record& record);
 
 // The demangled type and the what() of the exception being handled; the
 // what() of nested exceptions (std::throw_with_nested) is appended.
 std::pair<std::string, std::string> describe_current_exception();
+
+// The exception being handled as a ferry::serialization_error of `where`.
+std::exception_ptr current_as_serialization_error(serialization_error::phase where);
 
 }  // namespace ferry::detail
 

@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "demangle.h"
+
 namespace ferry {
 
 error::error(const std::string& message) : std::runtime_error(message) {}
@@ -67,3 +69,32 @@ bad_function_call::bad_function_call() : error("ferry: call of an empty ferry::f
 bad_function_call::~bad_function_call() = default;
 
 }  // namespace ferry
+
+namespace ferry::detail {
+
+void throw_truncated(std::size_t offset, std::size_t wanted, std::size_t left) {
+  throw format_error(offset, "truncated: " + std::to_string(wanted) + " bytes expected, " +
+                                 std::to_string(left) + " left");
+}
+
+void throw_bad_length(std::size_t offset, std::uint64_t length, std::size_t left) {
+  throw format_error(offset, "length " + std::to_string(length) + " is more than the " +
+                                 std::to_string(left) + " bytes left");
+}
+
+void throw_trailing_bytes(std::size_t offset, std::size_t count) {
+  throw format_error(offset, std::to_string(count) + " unexpected bytes after the value");
+}
+
+void throw_cereal_error(std::size_t offset, const char* what) {
+  throw format_error(offset, std::string("invalid value: ") + what);
+}
+
+void throw_unserializable_signature(const char* signature) {
+  throw not_shippable_error("ferry: a function of signature '" + demangle(signature) +
+                            "' cannot be called across processes: its arguments or result "
+                            "cannot be serialized (or default-constructed) by the code where the "
+                            "function was made; give those types cereal functions visible there");
+}
+
+}  // namespace ferry::detail

@@ -9,6 +9,7 @@ namespace {
 void each(fork_phase phase) {
   if (phase == fork_phase::acquire) {
     hold_modules_for_fork(phase);
+    hold_loaded_modules_for_fork(phase);
     hold_policy_for_fork(phase);
     hold_registry_for_fork(phase);
     hold_verified_for_fork(phase);
@@ -16,6 +17,7 @@ void each(fork_phase phase) {
     hold_verified_for_fork(phase);
     hold_registry_for_fork(phase);
     hold_policy_for_fork(phase);
+    hold_loaded_modules_for_fork(phase);
     hold_modules_for_fork(phase);
   }
 }

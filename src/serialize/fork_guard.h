@@ -24,6 +24,7 @@ namespace ferry::detail {
 enum class fork_phase { acquire, release };
 
 void hold_modules_for_fork(fork_phase phase);   // module loads, then module records
+void hold_loaded_modules_for_fork(fork_phase phase);  // walks of the loaded objects
 void hold_policy_for_fork(fork_phase phase);
 void hold_registry_for_fork(fork_phase phase);
 void hold_verified_for_fork(fork_phase phase);  // function pointers already checked

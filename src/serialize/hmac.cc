@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "serialize/internal/hmac.h"
+#include "hmac.h"
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>

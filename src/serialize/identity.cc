@@ -2,33 +2,23 @@
 //
 // Coding the identity of code on the wire: module references, registry keys
 // and function addresses (layout in serialize/wire_format.h).
-#include <cxxabi.h>
+#include "serialize/internal/identity.h"
 
-#include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <mutex>
 #include <string>
-#include <tuple>
+#include <utility>
 
 #include <absl/container/flat_hash_set.h>
 
+#include "archive_access.h"
+#include "demangle.h"
 #include "fork_guard.h"
 #include "module.h"
 #include "registry.h"
 #include "serialize/error.h"
-#include "serialize/dumps.h"
-#include "serialize/function.h"
-#include "serialize/wire_format.h"
 
 namespace ferry::detail {
-
-struct archive_access {
-  static std::vector<const module_record*>& modules(output_archive& ar) { return ar.modules_; }
-  static std::vector<const module_record*>& modules(input_archive& ar) { return ar.modules_; }
-  static std::size_t& depth(input_archive& ar) { return ar.depth_; }
-};
-
 namespace {
 
 void write_bytes(output_archive& ar, std::string_view s) {
@@ -81,14 +71,6 @@ const module_record& read_module_ref(input_archive& ar) {
   const module_record& m = resolve_module(path, build_id);
   named.push_back(&m);
   return m;
-}
-
-std::string demangle(const char* mangled, bool* ok = nullptr) {
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> out(
-      abi::__cxa_demangle(mangled, nullptr, nullptr, &status), &std::free);
-  if (ok != nullptr) *ok = status == 0 && out != nullptr;
-  return status == 0 && out ? std::string(out.get()) : std::string(mangled);
 }
 
 // The outermost trailing "(...)" of a demangled function name or type: its
@@ -219,30 +201,14 @@ const registry_entry& read_entry(input_archive& ar, wire::function_tag tag,
   return *entry;
 }
 
-std::shared_ptr<const callable_any> load_any_function(input_archive& ar) {
+wire::function_tag read_function_tag(input_archive& ar) {
   const std::size_t at = ar.offset();
   std::uint8_t tag;
   ar(tag);
-  if (tag == static_cast<std::uint8_t>(wire::function_tag::empty)) return nullptr;
-  if (tag != static_cast<std::uint8_t>(wire::function_tag::keyed) &&
-      tag != static_cast<std::uint8_t>(wire::function_tag::named))
-    throw_bad_function_tag(at, tag);
-  depth_guard depth(ar);
-  const registry_entry& entry = read_entry(ar, static_cast<wire::function_tag>(tag), nullptr);
-  return std::shared_ptr<const callable_any>(entry.make(ar));
-}
-
-bool names_main_program(output_archive& ar) {
-  for (const module_record* m : archive_access::modules(ar))
-    if (m->main_program) return true;
-  return false;
-}
-
-void throw_unserializable_signature(const char* signature) {
-  throw not_shippable_error("ferry: a function of signature '" + demangle(signature) +
-                            "' cannot be called across processes: its arguments or result "
-                            "cannot be serialized (or default-constructed) by the code where the "
-                            "function was made; give those types cereal functions visible there");
+  if (tag > static_cast<std::uint8_t>(wire::function_tag::named))
+    throw format_error(at, "unknown function tag " + std::to_string(tag) +
+                               " (expected 0 empty, 1 keyed or 2 named)");
+  return static_cast<wire::function_tag>(tag);
 }
 
 void write_code_address(output_archive& ar, const void* code, const char* function_type) {
@@ -274,28 +240,5 @@ depth_guard::depth_guard(input_archive& ar) : ar_(ar) {
 }
 
 depth_guard::~depth_guard() { --archive_access::depth(ar_); }
-
-void throw_truncated(std::size_t offset, std::size_t wanted, std::size_t left) {
-  throw format_error(offset, "truncated: " + std::to_string(wanted) + " bytes expected, " +
-                                 std::to_string(left) + " left");
-}
-
-void throw_bad_length(std::size_t offset, std::uint64_t length, std::size_t left) {
-  throw format_error(offset, "length " + std::to_string(length) + " is more than the " +
-                                 std::to_string(left) + " bytes left");
-}
-
-void throw_bad_function_tag(std::size_t offset, unsigned tag) {
-  throw format_error(offset, "unknown function tag " + std::to_string(tag) +
-                                 " (expected 0 empty, 1 keyed or 2 named)");
-}
-
-void throw_cereal_error(std::size_t offset, const char* what) {
-  throw format_error(offset, std::string("invalid value: ") + what);
-}
-
-void throw_trailing_bytes(std::size_t offset, std::size_t count) {
-  throw format_error(offset, std::to_string(count) + " unexpected bytes after the value");
-}
 
 }  // namespace ferry::detail

@@ -7,7 +7,7 @@
 #include <deque>
 #include <mutex>
 
-#include "module_policy_internal.h"
+#include "library_loader.h"
 #include "serialize/error.h"
 
 namespace ferry::detail {

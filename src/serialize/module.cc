@@ -1,11 +1,6 @@
 // Copyright ferry authors.
 #include "module.h"
 
-#include "serialize/internal/registry.h"
-
-#include <link.h>
-#include <unistd.h>
-
 #include <deque>
 #include <filesystem>
 #include <optional>
@@ -13,71 +8,13 @@
 
 #include "elf_file.h"
 #include "fork_guard.h"
+#include "library_loader.h"
+#include "loaded_modules_linux.h"
 #include "module_policy_internal.h"
 #include "serialize/error.h"
 
 namespace ferry::detail {
 namespace {
-
-struct loaded_object {
-  std::uintptr_t base = 0;
-  std::string path;
-  std::string build_id;
-  bool main_program = false;
-};
-
-// dladdr reports the executable's path as typed on the command line, which
-// another process cannot use; /proc/self/exe is the file itself.
-std::string executable_path() {
-  static const std::string path = [] {
-    std::error_code ec;
-    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string("/proc/self/exe") : p.string();
-  }();
-  return path;
-}
-
-std::string build_id_in_memory(const dl_phdr_info* info) {
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_NOTE) continue;
-    auto notes = reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
-    std::string id = elf::build_id_from_notes(notes, ph.p_memsz);
-    if (!id.empty()) return id;
-  }
-  return {};
-}
-
-loaded_object describe(const dl_phdr_info* info, bool first) {
-  // The first object is the executable; its dlpi_name is empty.
-  return {info->dlpi_addr, first ? executable_path() : std::string(info->dlpi_name),
-          build_id_in_memory(info), first};
-}
-
-// glibc does not reset the lock dl_iterate_phdr holds when another thread
-// forks meanwhile, so a child forked then would hang in its next call. Every
-// call here is made under this mutex, which fork_guard takes around fork().
-std::mutex& phdr_mutex() {
-  static auto* mu = new std::mutex;
-  return *mu;
-}
-
-// Calls fn(object) for each loaded object until it returns true.
-template <class Fn>
-bool for_each_object(Fn fn) {
-  std::lock_guard lock(phdr_mutex());
-  struct state {
-    Fn* fn;
-    int index;
-  } s{&fn, 0};
-  return dl_iterate_phdr(
-             [](dl_phdr_info* info, std::size_t, void* data) -> int {
-               auto* st = static_cast<state*>(data);
-               const bool first = st->index++ == 0;
-               return (*st->fn)(info, first) ? 1 : 0;
-             },
-             &s) != 0;
-}
 
 class module_table {
  public:
@@ -101,7 +38,7 @@ class module_table {
   // Answers from a cache while no object was loaded or unloaded since it was
   // filled; dl_iterate_phdr's counters tell, at the cost of one callback.
   const module_record* find_loaded(std::string_view build_id) {
-    const std::uint64_t gen = generation();
+    const std::uint64_t gen = load_generation();
     {
       std::lock_guard lock(mu_);
       if (gen == cache_generation_) {
@@ -110,10 +47,9 @@ class module_table {
       }
     }
     std::optional<loaded_object> found;
-    for_each_object([&](dl_phdr_info* info, bool first) {
-      // Most objects are ruled out by their note without building a path.
-      if (build_id_in_memory(info) != build_id) return false;
-      found = describe(info, first);
+    for_each_loaded_object([&](const object_view& object) {
+      if (object.build_id() != build_id) return false;
+      found = object.describe();
       return true;
     });
     if (!found) return nullptr;
@@ -134,26 +70,13 @@ class module_table {
     if (phase == fork_phase::acquire) {
       apply_fork_phase(load_mu, phase);
       apply_fork_phase(mu_, phase);
-      apply_fork_phase(phdr_mutex(), phase);
     } else {
-      apply_fork_phase(phdr_mutex(), phase);
       apply_fork_phase(mu_, phase);
       apply_fork_phase(load_mu, phase);
     }
   }
 
  private:
-  static std::uint64_t generation() {
-    std::lock_guard lock(phdr_mutex());
-    std::uint64_t gen = 0;
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, std::size_t, void* data) -> int {
-          *static_cast<std::uint64_t*>(data) = (info->dlpi_adds << 32) ^ info->dlpi_subs;
-          return 1;
-        },
-        &gen);
-    return gen;
-  }
 
   std::mutex mu_;
   std::deque<module_record> records_;  // stable addresses
@@ -178,16 +101,10 @@ const std::unordered_map<std::uint64_t, std::string>& module_record::function_sy
 const module_record& module_containing(const void* address) {
   const auto addr = reinterpret_cast<std::uintptr_t>(address);
   std::optional<loaded_object> found;
-  for_each_object([&](dl_phdr_info* info, bool first) {
-    for (int i = 0; i < info->dlpi_phnum; ++i) {
-      const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-      const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-      if (ph.p_type == PT_LOAD && addr >= start && addr - start < ph.p_memsz) {
-        found = describe(info, first);
-        return true;
-      }
-    }
-    return false;
+  for_each_loaded_object([&](const object_view& object) {
+    if (!object.contains(addr)) return false;
+    found = object.describe();
+    return true;
   });
   if (!found)
     throw not_shippable_error("ferry: code at " + std::to_string(addr) +
@@ -227,9 +144,9 @@ void load_module_by_path(const std::string& path) {
   std::lock_guard load_lock(table.load_mu);
   std::error_code ec;
   const std::filesystem::path wanted = std::filesystem::canonical(path, ec);
-  if (!ec && for_each_object([&](dl_phdr_info* info, bool first) {
+  if (!ec && for_each_loaded_object([&](const object_view& object) {
         std::error_code ec2;
-        return std::filesystem::canonical(describe(info, first).path, ec2) == wanted && !ec2;
+        return std::filesystem::canonical(object.describe().path, ec2) == wanted && !ec2;
       }))
     return;  // already loaded from that file: nothing more can register the name
   const std::string candidate = candidates_or_throw(path).front();
@@ -258,14 +175,6 @@ const module_record& resolve_module(const std::string& path, std::string_view bu
                                            to_hex(build_id) + " appeared");
   }
   throw build_id_mismatch_error(path, to_hex(build_id), found_other);
-}
-
-bool program_imports(const char* mangled) noexcept {
-  try {
-    return elf::imports_symbol(executable_path(), mangled);
-  } catch (...) {
-    return false;
-  }
 }
 
 std::string to_hex(std::string_view bytes) {

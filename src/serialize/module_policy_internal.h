@@ -13,10 +13,6 @@ namespace ferry::detail {
 // directory. Each is a canonical path. Opens no file.
 std::vector<std::string> allowed_candidates(const std::string& path);
 
-// Loads the shared object at a canonical path for the rest of the process's
-// life. Throws ferry::module_load_error with the loader's reason.
-void load_library(const std::string& canonical_path);
-
 }  // namespace ferry::detail
 
 #endif  // FERRY_SRC_SERIALIZE_MODULE_POLICY_INTERNAL_H_

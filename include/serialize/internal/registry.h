@@ -12,12 +12,10 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <typeinfo>
 
 #include "serialize/archive.h"
 #include "serialize/internal/config.h"
-#include "serialize/wire_format.h"
 
 namespace ferry::detail {
 
@@ -78,52 +76,6 @@ struct FERRY_HIDDEN registration {
 template <class F, class Sig>
 const registry_entry registration<F, Sig>::entry{typeid(F).name(), typeid(Sig).name(),
                                                  &callable_maker<F, Sig>::make, stable_name_of<F>};
-
-// Writes the tag and identity of `entry`: module reference, key and type
-// hash, or for a named entry its name and module path. Throws
-// ferry::not_shippable_error if the entry's module has no build-id.
-FERRY_EXPORT void write_entry(output_archive& ar, const registry_entry& entry);
-
-// Reads an identity written by write_entry, after its tag, and returns the
-// registered entry, loading its module if the policy allows. Throws the
-// module errors, ferry::unknown_key_error, ferry::type_mismatch_error (entry
-// is for another signature than `signature`; null accepts any) and
-// ferry::format_error.
-FERRY_EXPORT const registry_entry& read_entry(input_archive& ar, wire::function_tag tag,
-                                              const char* signature);
-
-// Function pointers: the module holding the code and the offset within it.
-// Throws ferry::not_shippable_error if `code` is not the start of a function
-// symbol of a loaded module whose parameter list matches `function_type`.
-FERRY_EXPORT void write_code_address(output_archive& ar, const void* code,
-                                     const char* function_type);
-// Returns the address of a function whose symbol starts exactly there and
-// whose parameter list matches `function_type` (typeid(R(Args...)).name()).
-FERRY_EXPORT const void* read_code_address(input_archive& ar, const char* function_type);
-
-// Reads a ferry::function of any signature (tag, identity, state); null for
-// an empty one. Throws like read_entry.
-FERRY_EXPORT std::shared_ptr<const callable_any> load_any_function(input_archive& ar);
-
-// Whether the payload written so far names the main executable: code there
-// cannot be loaded by a process running another program.
-FERRY_EXPORT bool names_main_program(output_archive& ar);
-
-// Whether this process's executable imports the dynamic symbol `mangled`
-// (it calls that function of a shared library). False if it cannot tell.
-FERRY_EXPORT bool program_imports(const char* mangled) noexcept;
-
-// Bounds the nesting of ferry::function values being decoded.
-class FERRY_EXPORT depth_guard {
- public:
-  explicit depth_guard(input_archive& ar);
-  ~depth_guard();
-  depth_guard(const depth_guard&) = delete;
-  depth_guard& operator=(const depth_guard&) = delete;
-
- private:
-  input_archive& ar_;
-};
 
 }  // namespace ferry::detail
 

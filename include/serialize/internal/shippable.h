@@ -16,7 +16,7 @@
 
 #include "serialize/aggregate.h"
 #include "serialize/archive.h"
-#include "serialize/internal/registry.h"
+#include "serialize/internal/identity.h"
 
 // A string literal, because static_assert takes nothing else.
 #define FERRY_NOT_SHIPPABLE_MESSAGE                                                              \

@@ -1,13 +1,14 @@
 // Copyright ferry authors.
 //
-// The frame around a dumps payload (serialize/wire_format.h).
+// The frame around a dumps payload (serialize/wire_format.h), plain and
+// signed.
 #include <cstring>
 #include <string>
 
 #include "crc32c.h"
 #include "serialize/dumps.h"
 #include "serialize/error.h"
-#include "serialize/internal/hmac.h"
+#include "hmac.h"
 #include "serialize/wire_format.h"
 
 namespace ferry::detail {

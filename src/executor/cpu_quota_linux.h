@@ -1,6 +1,7 @@
-// Copyright ferry authors. Internal: the cgroup CPU quota, for cpu_count().
-#ifndef FERRY_SRC_EXECUTOR_CPU_QUOTA_H_
-#define FERRY_SRC_EXECUTOR_CPU_QUOTA_H_
+// Copyright ferry authors. Internal: the cgroup CPU quota, for cpu_count(),
+// read from /proc/self/cgroup and the cgroup files under /sys/fs/cgroup.
+#ifndef FERRY_SRC_EXECUTOR_CPU_QUOTA_LINUX_H_
+#define FERRY_SRC_EXECUTOR_CPU_QUOTA_LINUX_H_
 
 #include <cstddef>
 #include <optional>
@@ -21,4 +22,4 @@ std::optional<std::size_t> cgroup_cpu_quota();
 
 }  // namespace ferry::detail
 
-#endif  // FERRY_SRC_EXECUTOR_CPU_QUOTA_H_
+#endif  // FERRY_SRC_EXECUTOR_CPU_QUOTA_LINUX_H_

@@ -1,13 +1,14 @@
 // Copyright ferry authors. Internal: HMAC-SHA256, for signed dumps frames and
-// for the executor's authenticated messages.
+// for the executor's authenticated messages. Exported from libferry_serialize
+// for libferry_executor; not installed, not for users.
 //
 // OpenSSL does the work (its SHA-256 uses the CPU's SHA extensions where
 // present); this class only keeps the keyed state so that each message costs
 // one copy of the precomputed inner state instead of a new key setup.
 //
 // Thread-safety: an hmac_sha256 is used by one thread at a time.
-#ifndef FERRY_SERIALIZE_INTERNAL_HMAC_H_
-#define FERRY_SERIALIZE_INTERNAL_HMAC_H_
+#ifndef FERRY_SRC_SERIALIZE_HMAC_H_
+#define FERRY_SRC_SERIALIZE_HMAC_H_
 
 #include <array>
 #include <cstddef>
@@ -51,4 +52,4 @@ FERRY_EXPORT void initialize_crypto();
 
 }  // namespace ferry::detail
 
-#endif  // FERRY_SERIALIZE_INTERNAL_HMAC_H_
+#endif  // FERRY_SRC_SERIALIZE_HMAC_H_

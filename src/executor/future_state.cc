@@ -1,13 +1,11 @@
 // Copyright ferry authors.
-#include "executor/future.h"
+#include "executor/internal/future_state.h"
 
-#include <cereal/types/string.hpp>
-
-#include "protocol.h"
+#include "executor/errors.h"
 
 namespace ferry::detail {
 
-result_bytes::~result_bytes() = default;
+message_body::~message_body() = default;
 
 future_state::future_state() = default;
 future_state::~future_state() = default;
@@ -27,10 +25,10 @@ bool future_state::cancel() {
   return true;
 }
 
-void future_state::finish(std::shared_ptr<const result_bytes> bytes) {
+void future_state::finish(std::shared_ptr<const message_body> result) {
   std::unique_lock lock(mu_);
   if (phase_ == phase::finished) return;
-  bytes_ = std::move(bytes);
+  result_ = std::move(result);
   complete(lock);
 }
 
@@ -79,33 +77,15 @@ std::exception_ptr future_state::error() const {
   return error_;
 }
 
-std::shared_ptr<const result_bytes> future_state::bytes() const {
+std::shared_ptr<const message_body> future_state::result() const {
   std::lock_guard lock(mu_);
-  return bytes_;
+  return result_;
 }
 
-std::vector<std::string_view> split_items(const future_state& state, std::uint32_t expected) {
-  state.wait();
-  if (std::exception_ptr e = state.error()) std::rethrow_exception(e);
-  const std::shared_ptr<const result_bytes> bytes = state.bytes();
-  input_archive ar(bytes->view());
-  std::uint8_t whole;
-  ar(whole);
-  if (whole != 0) rethrow_task_exception(ar);
-  std::uint32_t count;
-  ar(count);
-  if (count != expected)
-    throw error("ferry: a result holds " + std::to_string(count) + " items, " +
-                std::to_string(expected) + " were sent");
-  std::vector<std::string_view> items;
-  items.reserve(count);
-  const std::string_view all = bytes->view();
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const std::uint64_t length = ar.load_count();
-    items.push_back(all.substr(ar.offset(), length));
-    ar.skip(length);
-  }
-  return items;
+std::shared_ptr<future_state> failed_state(std::exception_ptr error) {
+  auto state = std::make_shared<future_state>();
+  state->fail(std::move(error));
+  return state;
 }
 
 }  // namespace ferry::detail

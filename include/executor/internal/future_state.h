@@ -1,0 +1,71 @@
+// Copyright ferry authors. Internal: the state a ferry::future shares with
+// the pool that completes it. Declared here because future's templates use
+// it; users never name it.
+//
+// Thread-safety: every member may be called from any thread.
+#ifndef FERRY_EXECUTOR_INTERNAL_FUTURE_STATE_H_
+#define FERRY_EXECUTOR_INTERNAL_FUTURE_STATE_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+#include "serialize/internal/config.h"
+
+namespace ferry::detail {
+
+// The body of a message between pool and worker, as received: in the
+// reader's memory or mapped from shared memory. A finished task's state
+// holds its result's body.
+class FERRY_EXPORT message_body {
+ public:
+  virtual ~message_body();
+  virtual std::string_view view() const noexcept = 0;
+};
+
+// The untyped state shared by a future and the pool.
+class FERRY_EXPORT future_state {
+ public:
+  future_state();
+  ~future_state();
+  // pending -> running. False if it was cancelled (or failed) before.
+  bool start();
+  // pending -> finished with ferry::cancelled_error. False once running.
+  bool cancel();
+  // -> finished with a result body, or with an error; later calls are ignored.
+  void finish(std::shared_ptr<const message_body> result);
+  void fail(std::exception_ptr error);
+
+  void wait() const;
+  bool wait_until(std::chrono::steady_clock::time_point deadline) const;
+  bool ready() const;
+  // Runs cb once finished: at once on this thread if it is, else on the
+  // thread that finishes it (the pool's manager thread; keep cb short).
+  void on_done(std::function<void()> cb);
+
+  // Valid once finished.
+  std::exception_ptr error() const;
+  std::shared_ptr<const message_body> result() const;
+
+ private:
+  void complete(std::unique_lock<std::mutex>& lock);
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  enum class phase { pending, running, finished } phase_ = phase::pending;
+  std::shared_ptr<const message_body> result_;
+  std::exception_ptr error_;
+  std::vector<std::function<void()>> callbacks_;
+};
+
+// A state already failed with `error`.
+FERRY_EXPORT std::shared_ptr<future_state> failed_state(std::exception_ptr error);
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_EXECUTOR_INTERNAL_FUTURE_STATE_H_

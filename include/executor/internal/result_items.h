@@ -1,0 +1,50 @@
+// Copyright ferry authors. Internal: reading a finished task's result, for
+// the templates of future.h and process_pool.h. The layout belongs to
+// src/executor/protocol.h; this header only hands its pieces to typed code.
+#ifndef FERRY_EXECUTOR_INTERNAL_RESULT_ITEMS_H_
+#define FERRY_EXECUTOR_INTERNAL_RESULT_ITEMS_H_
+
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "executor/internal/future_state.h"
+#include "serialize/archive.h"
+#include "serialize/internal/config.h"
+
+namespace ferry::detail {
+
+// Waits for state, rethrows its error or the exception that failed the whole
+// task, and returns the items of its result, one per input (each lives as
+// long as the state). Throws ferry::error if the result does not hold
+// `expected` items.
+FERRY_EXPORT std::vector<std::string_view> result_items(const future_state& state,
+                                                        std::uint32_t expected);
+
+// The bytes of an item's value; throws the task's exception if the item
+// holds one instead (see executor/errors.h for which type).
+FERRY_EXPORT std::string_view item_value(std::string_view item);
+
+// Throws the exception being handled as a ferry::serialization_error of
+// phase loading_result (call inside a catch block).
+[[noreturn]] FERRY_EXPORT void throw_as_loading_result_error();
+
+template <class T>
+T read_item(std::string_view item) {
+  const std::string_view bytes = item_value(item);
+  if constexpr (!std::is_void_v<T>) {
+    T value{};
+    try {
+      input_archive ar(bytes);
+      ar(value);
+    } catch (...) {
+      throw_as_loading_result_error();
+    }
+    return value;
+  }
+}
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_EXECUTOR_INTERNAL_RESULT_ITEMS_H_

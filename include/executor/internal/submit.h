@@ -1,0 +1,78 @@
+// Copyright ferry authors. Internal: how process_pool's templates hand a
+// task to the pool. The message layout belongs to src/executor/protocol.h;
+// the templates only write the parts whose types they know.
+#ifndef FERRY_EXECUTOR_INTERNAL_SUBMIT_H_
+#define FERRY_EXECUTOR_INTERNAL_SUBMIT_H_
+
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+#include "executor/internal/future_state.h"
+#include "serialize/archive.h"
+#include "serialize/function.h"
+#include "serialize/internal/config.h"
+
+namespace ferry::detail {
+
+class pool_core;
+
+template <class T>
+inline constexpr bool is_ferry_function = false;
+template <class Signature>
+inline constexpr bool is_ferry_function<function<Signature>> = true;
+
+// An argument as the parameter type P it is serialized as: the argument
+// itself when it already has that type (no copy of a large value on the way
+// to the message), else converted.
+template <class P, class A>
+decltype(auto) as_parameter(const A& arg) {
+  if constexpr (std::is_same_v<std::decay_t<P>, A>)
+    return (arg);
+  else
+    return std::decay_t<P>(arg);
+}
+
+// The typed parts of a task: its function, and the arguments of each of its
+// items. protocol.cc decides where they go in the message.
+class task_writer {
+ public:
+  virtual void write_function(output_archive& ar) const = 0;
+  virtual void write_arguments(output_archive& ar) const = 0;
+
+ protected:
+  ~task_writer() = default;
+};
+
+// Encodes a task of `count` items and queues it on the pool. When the task
+// cannot be encoded, or is one the pool's workers could not run, the
+// returned state is failed instead and nothing is queued. Throws
+// ferry::pool_shutdown_error after shutdown.
+FERRY_EXPORT std::shared_ptr<future_state> submit_task(pool_core& core, const task_writer& task,
+                                                       std::uint32_t count);
+
+template <class Fn, class Encode>
+std::shared_ptr<future_state> submit_encoded(pool_core& core, const Fn& fn, std::uint32_t count,
+                                             Encode& encode_arguments) {
+  class writer final : public task_writer {
+   public:
+    writer(const Fn& fn, Encode& encode) : fn_(fn), encode_(encode) {}
+    void write_function(output_archive& ar) const override { ar(fn_); }
+    void write_arguments(output_archive& ar) const override { encode_(ar); }
+
+   private:
+    const Fn& fn_;
+    Encode& encode_;
+  };
+  return submit_task(core, writer(fn, encode_arguments), count);
+}
+
+// The inputs of map that travel in one message.
+struct chunk {
+  std::shared_ptr<future_state> state;
+  std::uint32_t count;
+};
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_EXECUTOR_INTERNAL_SUBMIT_H_

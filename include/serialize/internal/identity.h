@@ -1,0 +1,56 @@
+// Copyright ferry authors. Internal: a function's code identity on the wire
+// (layout in serialize/wire_format.h; coded by src/serialize/identity.cc).
+//
+// Declared here because ferry::function's templates call them; users never
+// do.
+#ifndef FERRY_SERIALIZE_INTERNAL_IDENTITY_H_
+#define FERRY_SERIALIZE_INTERNAL_IDENTITY_H_
+
+#include "serialize/archive.h"
+#include "serialize/internal/config.h"
+#include "serialize/internal/registry.h"
+#include "serialize/wire_format.h"
+
+namespace ferry::detail {
+
+// Writes the tag and identity of `entry`: module reference, key and type
+// hash, or for a named entry its name and module path. Throws
+// ferry::not_shippable_error if the entry's module has no build-id.
+FERRY_EXPORT void write_entry(output_archive& ar, const registry_entry& entry);
+
+// Reads the tag that starts every encoded function. Throws
+// ferry::format_error, at the tag's offset, for a value no tag has.
+FERRY_EXPORT wire::function_tag read_function_tag(input_archive& ar);
+
+// Reads an identity written by write_entry, after its tag (keyed or named),
+// and returns the registered entry, loading its module if the policy allows.
+// Throws the module errors, ferry::unknown_key_error,
+// ferry::type_mismatch_error (entry is for another signature than
+// `signature`; null accepts any) and ferry::format_error.
+FERRY_EXPORT const registry_entry& read_entry(input_archive& ar, wire::function_tag tag,
+                                              const char* signature);
+
+// Function pointers: the module holding the code and the offset within it.
+// Throws ferry::not_shippable_error if `code` is not the start of a function
+// symbol of a loaded module whose parameter list matches `function_type`.
+FERRY_EXPORT void write_code_address(output_archive& ar, const void* code,
+                                     const char* function_type);
+// Returns the address of a function whose symbol starts exactly there and
+// whose parameter list matches `function_type` (typeid(R(Args...)).name()).
+FERRY_EXPORT const void* read_code_address(input_archive& ar, const char* function_type);
+
+// Bounds the nesting of ferry::function values being decoded.
+class FERRY_EXPORT depth_guard {
+ public:
+  explicit depth_guard(input_archive& ar);
+  ~depth_guard();
+  depth_guard(const depth_guard&) = delete;
+  depth_guard& operator=(const depth_guard&) = delete;
+
+ private:
+  input_archive& ar_;
+};
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SERIALIZE_INTERNAL_IDENTITY_H_

@@ -1,0 +1,56 @@
+// Copyright ferry authors.
+#include "memory_watch.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "process_linux.h"
+#include "protocol.h"
+
+namespace ferry::detail {
+
+memory_watch::memory_watch(std::uint64_t limit) : limit_(limit) {
+  if (limit_ != 0) thread_ = std::thread([this] { watch(); });
+}
+
+memory_watch::~memory_watch() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_one();
+  thread_.join();
+}
+
+void memory_watch::task_started() {
+  if (limit_ == 0) return;
+  std::lock_guard lock(mu_);
+  start_ = resident_bytes();
+  running_ = true;
+  cv_.notify_one();
+}
+
+void memory_watch::task_finished() {
+  if (limit_ == 0) return;
+  std::lock_guard lock(mu_);
+  running_ = false;
+}
+
+void memory_watch::watch() {
+  std::unique_lock lock(mu_);
+  while (!stop_) {
+    if (!running_) {
+      cv_.wait(lock);
+      continue;
+    }
+    cv_.wait_for(lock, std::chrono::milliseconds(10));
+    if (running_ && resident_bytes() > start_ + limit_) {
+      std::fflush(nullptr);
+      std::_Exit(protocol::task_memory_status);
+    }
+  }
+}
+
+}  // namespace ferry::detail

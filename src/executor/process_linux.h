@@ -1,0 +1,30 @@
+// Copyright ferry authors. Internal: the Linux process calls of the executor
+// (pidfd, prctl, /proc), each behind a name that says what it is for.
+#ifndef FERRY_SRC_EXECUTOR_PROCESS_LINUX_H_
+#define FERRY_SRC_EXECUTOR_PROCESS_LINUX_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+
+namespace ferry::detail {
+
+// A descriptor that becomes readable when process `pid` (a child of ours)
+// exits: how the manager learns of a death without SIGCHLD or waitpid(-1).
+// -1 with errno set on failure.
+int open_pidfd(pid_t pid);
+
+// Asks the kernel to SIGKILL this process when the thread that started it
+// ends: a worker dies with its pool's manager thread.
+void die_with_parent();
+
+// This process's resident memory, in bytes (/proc/self/statm); 0 if unknown.
+std::uint64_t resident_bytes();
+
+// Marks fd close-on-exec, so that programs this process runs do not inherit
+// it. Returns false (errno set) on failure.
+bool set_close_on_exec(int fd);
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_EXECUTOR_PROCESS_LINUX_H_

@@ -1,0 +1,52 @@
+// Copyright ferry authors.
+#include "run_task.h"
+
+#include <optional>
+
+#include "protocol.h"
+#include "task_exception.h"
+
+namespace ferry::detail {
+
+std::string run_task(std::string_view body) {
+  std::optional<input_archive> in;
+  protocol::task_head task{};
+  try {
+    in.emplace(body);
+    task = protocol::read_task(*in);
+  } catch (...) {
+    return protocol::encode_whole_failure(
+        current_exception_record(serialization_error::phase::loading_task));
+  }
+  protocol::result_writer result(task.count);
+  // Once an item's arguments cannot be read, the following items cannot be
+  // found in the stream: they fail with the same error.
+  bool unreadable = false;
+  for (std::uint32_t i = 0; i < task.count; ++i) {
+    if (unreadable) {
+      result.repeat_item();
+      continue;
+    }
+    call_stage stage = call_stage::reading_arguments;
+    try {
+      task.function->call_serialized(*in, result.begin_value(), stage);
+    } catch (...) {
+      switch (stage) {
+        case call_stage::reading_arguments:
+          result.fail(current_exception_record(serialization_error::phase::loading_task));
+          unreadable = true;
+          break;
+        case call_stage::calling:
+          result.fail(current_exception_record());
+          break;
+        case call_stage::writing_result:
+          result.fail(current_exception_record(serialization_error::phase::saving_result));
+          break;
+      }
+    }
+    result.end_item();
+  }
+  return result.finish();
+}
+
+}  // namespace ferry::detail

@@ -1,0 +1,101 @@
+// Copyright ferry authors.
+#include "worker_loop.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "memory_watch.h"
+#include "message_io.h"
+#include "process_linux.h"
+#include "protocol.h"
+#include "run_task.h"
+#include "serialize/module_policy.h"
+#include "task_exception.h"
+
+namespace ferry::detail {
+namespace {
+
+std::atomic<bool> worker_process{false};
+
+}  // namespace
+
+int worker_loop(int fd) {
+  message_reader reader(std::size_t{1} << 32);
+  std::optional<channel_auth> auth;
+  std::uint64_t shared_memory_threshold = 0;
+  std::uint64_t memory_limit = 0;
+  std::optional<message> hello;
+  std::optional<protocol::hello_reader> in;
+  try {
+    hello = reader.read_blocking(fd);
+    if (!hello || hello->header.type != protocol::kind::hello) return 2;
+    in.emplace(hello->body->view());
+  } catch (...) {
+    return 2;  // not a pool on the other side: nobody to tell
+  }
+  try {
+    auth.emplace(in->key(), channel_auth::side::worker);
+    reader.authenticate_with(&*auth);
+    const protocol::worker_config& config = in->config();
+    for (const auto& [name, value] : config.env) ::setenv(name.c_str(), value.c_str(), 1);
+    for (const std::string& path : config.allowed_modules) allow_module(path);
+    reader.set_max_body(config.max_message_size);
+    shared_memory_threshold = config.shared_memory_threshold;
+    memory_limit = config.max_worker_memory;
+    if (function<void()> initializer = in->initializer()) initializer();
+  } catch (...) {
+    try {
+      auto [type, what] = describe_current_exception();
+      if (auth) write_message(fd, &*auth, protocol::kind::start_failed, 0, what.empty() ? type : what);
+    } catch (...) {
+    }
+    return 1;
+  }
+  in.reset();
+  hello.reset();
+  memory_watch watch(memory_limit);
+  try {
+    write_message(fd, &*auth, protocol::kind::ready, 0, {});
+    for (;;) {
+      std::optional<message> m = reader.read_blocking(fd);
+      if (!m || m->header.type == protocol::kind::exit) return 0;
+      if (m->header.type != protocol::kind::task) return 2;
+      const std::uint64_t id = m->header.id;
+      watch.task_started();
+      const std::string result = run_task(m->body->view());
+      watch.task_finished();
+      m.reset();  // unmap the arguments before the result is written
+      const bool retiring = memory_limit != 0 && resident_bytes() > memory_limit;
+      write_message(fd, &*auth, protocol::kind::result, id, result, shared_memory_threshold,
+                    retiring ? protocol::flag_retiring : 0);
+      if (retiring) return 0;
+    }
+  } catch (const protocol_error& e) {
+    std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());
+    return 2;
+  } catch (const authentication_failure& e) {
+    // Not a task to fail: the pool's side of the socket is not the pool.
+    std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());
+    return protocol::authentication_status;
+  }
+}
+
+void serve(int fd) {
+  // Die with the pool: its manager thread started us.
+  die_with_parent();
+  set_close_on_exec(fd);
+  worker_process = true;
+  const int status = worker_loop(fd);
+  std::fflush(nullptr);
+  // Not exit(): the program's static destructors belong to the pool's process.
+  std::_Exit(status);
+}
+
+bool serving() noexcept { return worker_process.load(); }
+
+}  // namespace ferry::detail

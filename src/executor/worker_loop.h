@@ -1,0 +1,26 @@
+// Copyright ferry authors. Internal: a worker's side of the connection: read
+// the hello (key, environment, allowed modules, initializer), say ready,
+// then run tasks until told to exit or the pool's end of the socket closes.
+// A task's code may live in a module this process loads on demand.
+#ifndef FERRY_SRC_EXECUTOR_WORKER_LOOP_H_
+#define FERRY_SRC_EXECUTOR_WORKER_LOOP_H_
+
+namespace ferry::detail {
+
+// Serves the pool on the socket fd and returns the exit status the process
+// should end with: 0 when told to exit or when the pool is gone, 1 when the
+// initializer failed, 2 after a protocol error, and
+// protocol::authentication_status after a message that did not verify.
+int worker_loop(int fd);
+
+// Turns this process into a worker serving on fd, then ends it with
+// worker_loop's status (never returns). The socket becomes close-on-exec
+// first, so that programs a task runs do not hold the pool's channel.
+[[noreturn]] void serve(int fd);
+
+// Whether serve() was called in this process.
+bool serving() noexcept;
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_EXECUTOR_WORKER_LOOP_H_
