@@ -84,7 +84,8 @@ for name in sorted(public):
 pool_options = code_text[root / "include/executor/pool_options.h"]
 struct = re.search(r"struct pool_options\s*\{(.*?)\};", pool_options, re.S).group(1)
 fields = set(re.findall(r"(\w+)\s*=[^=]", struct)) | set(re.findall(r"(\w+);", struct))
-methods = set(re.findall(r"\b(spawn|fork|plugin)\b", re.search(r"enum class start_method\s*\{(.*?)\}", pool_options, re.S).group(1)))
+start_methods = code_text[root / "include/executor/start_method.h"]
+methods = set(re.findall(r"\b(spawn|fork|plugin)\b", re.search(r"enum class start_method\s*\{(.*?)\}", start_methods, re.S).group(1)))
 
 measure = re.compile(r"\d[\d.,]*\s*(?:ns|µs|us|ms|s|GB/s|MB/s|GiB/s|MiB/s|ops/s|tasks/s|items/s|msg/s)(?![\w/])|\b\d+(?:\.\d+)?x\b")
 for page in pages:

@@ -236,7 +236,7 @@ TEST_F(Executor, ShutdownCancellingPendingWork) {
   std::vector<ferry::future<int>> pending;
   for (int i = 0; i < 5; ++i) pending.push_back(pool.submit(test_tasks::add(), i, i));
   std::this_thread::sleep_for(50ms);
-  pool.shutdown(true, true);
+  pool.shutdown({.cancel_pending = true});
   EXPECT_GT(running.get(), 0);
   // The first was already sent, queued behind the running task; it runs.
   EXPECT_EQ(pending[0].get(), 0);
@@ -248,7 +248,7 @@ TEST_F(Executor, ShutdownRunsPendingWork) {
   ferry::process_pool pool(options(1));
   std::vector<ferry::future<int>> futures;
   for (int i = 0; i < 20; ++i) futures.push_back(pool.submit(test_tasks::add(), i, 1));
-  pool.shutdown(true, false);
+  pool.shutdown({.wait = true});
   for (int i = 0; i < 20; ++i) EXPECT_EQ(futures[i].get(), i + 1);
 }
 
@@ -403,7 +403,7 @@ TEST_F(Executor, ShutdownCanKillRunningTasks) {
   auto pending = pool.submit(test_tasks::add(), 1, 1);
   std::this_thread::sleep_for(200ms);
   const auto start = std::chrono::steady_clock::now();
-  pool.shutdown(true, false, true);
+  pool.shutdown({.kill_running = true});
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
   EXPECT_THROW(a.get(), ferry::pool_shutdown_error);
   EXPECT_THROW(b.get(), ferry::pool_shutdown_error);

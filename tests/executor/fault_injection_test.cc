@@ -30,36 +30,14 @@
 using namespace std::chrono_literals;
 
 using ferry_test::expect_error;
+using ferry_test::expect_message;
+using ferry_test::expect_pool_serves;
+using ferry_test::get_within;
+using ferry_test::start_one_worker;
 using ferry_test::options;
 using FaultInjection = ferry_test::ExecutorTest;
 
 namespace {
-
-// Every wait in these tests is bounded: a hang is a failure, not a stuck CI.
-template <class T>
-T get_within(ferry::future<T>& f, std::chrono::seconds limit = 30s) {
-  if (f.wait_for(limit) != std::future_status::ready)
-    throw std::runtime_error("the future did not finish in time");
-  return f.get();
-}
-
-void expect_message(const std::exception& e, std::string_view part) {
-  EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-}
-
-// A pool of one worker that is up and idle; its pid.
-int start_one_worker(ferry::process_pool& pool) {
-  auto f = pool.submit(test_tasks::add(), 1, 1);
-  EXPECT_EQ(get_within(f), 2);
-  const std::vector<int> pids = pool.worker_pids();
-  EXPECT_EQ(pids.size(), 1u);
-  return pids.empty() ? 0 : pids[0];
-}
-
-void expect_pool_serves(ferry::process_pool& pool) {
-  auto f = pool.submit(test_tasks::add(), 20, 22);
-  EXPECT_EQ(get_within(f), 42);
-}
 
 #ifdef FERRY_UNDER_ASAN
 // UndefinedBehaviorSanitizer checks a virtual call's object by writing it to

@@ -12,13 +12,18 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <future>
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <executor/executor.h>
+
+#include "test_tasks.h"
 
 // Under a sanitizer, crashing tasks must crash as they would without it, and
 // a forked worker that calls exit() must not report this test's heap as its
@@ -84,6 +89,18 @@ Error expect_error(F&& get) {
   throw std::logic_error("no exception");
 }
 
+// Every wait in these tests is bounded: a hang is a failure, not a stuck CI.
+template <class T>
+T get_within(ferry::future<T>& f, std::chrono::seconds limit = std::chrono::seconds(30)) {
+  if (f.wait_for(limit) != std::future_status::ready)
+    throw std::runtime_error("the future did not finish in time");
+  return f.get();
+}
+
+inline void expect_message(const std::exception& e, std::string_view part) {
+  EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+}
+
 inline std::size_t open_descriptors() {
   std::size_t n = 0;
   if (DIR* d = opendir("/proc/self/fd")) {
@@ -121,6 +138,20 @@ class ExecutorTest : public ::testing::Test {
 #endif
 
 namespace ferry_test {
+
+// A pool of one worker that is up and idle; its pid.
+inline int start_one_worker(ferry::process_pool& pool) {
+  auto f = pool.submit(test_tasks::add(), 1, 1);
+  EXPECT_EQ(get_within(f), 2);
+  const std::vector<int> pids = pool.worker_pids();
+  EXPECT_EQ(pids.size(), 1u);
+  return pids.empty() ? 0 : pids[0];
+}
+
+inline void expect_pool_serves(ferry::process_pool& pool) {
+  auto f = pool.submit(test_tasks::add(), 20, 22);
+  EXPECT_EQ(get_within(f), 42);
+}
 
 // main() of a test program whose tests start pools.
 inline int run_tests(int argc, char** argv) {

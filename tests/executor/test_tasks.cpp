@@ -4,10 +4,12 @@
 #include <dirent.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <csignal>
 #include <cstdlib>
 #include <new>
@@ -268,6 +270,49 @@ ferry::function<int()> throw_nested() {
 
 namespace test_tasks {
 
+extern "C" char** environ;
+
+namespace {
+std::string socket_target() {
+  char target[64] = {};
+  const std::string link = "/proc/self/fd/" + std::to_string(pool_socket());
+  if (::readlink(link.c_str(), target, sizeof target - 1) <= 0) throw std::runtime_error("readlink");
+  return target;
+}
+}  // namespace
+
+ferry::function<int(std::string)> exec_program() {
+  return [](std::string program) {
+    ::execl(program.c_str(), program.c_str(), "1000", static_cast<char*>(nullptr));
+    throw std::runtime_error("exec of " + program + " failed");
+    return 0;
+  };
+}
+
+ferry::function<std::string()> shell_descriptors() {
+  return [] {
+    std::FILE* p = ::popen("sh -c 'for f in /proc/$$/fd/*; do readlink $f; done'", "r");
+    if (p == nullptr) throw std::runtime_error("popen");
+    std::string out;
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+    ::pclose(p);
+    return out + socket_target();
+  };
+}
+
+ferry::function<std::string()> spawn_lingering() {
+  return [] {
+    char arg0[] = "/bin/sleep";
+    char arg1[] = "30";
+    char* argv[] = {arg0, arg1, nullptr};
+    pid_t pid = 0;
+    if (::posix_spawn(&pid, arg0, nullptr, nullptr, argv, environ) != 0)
+      throw std::runtime_error("posix_spawn of /bin/sleep");
+    return std::to_string(pid) + " " + socket_target();
+  };
+}
+
 ferry::function<int(std::string)> sabotage() {
   return [](std::string how) {
     namespace protocol = ferry::detail::protocol;
@@ -283,10 +328,10 @@ ferry::function<int(std::string)> sabotage() {
       // A result for task id 1 with a made-up tag and sequence number.
       const std::string body(9, '\0');  // "all items", count 0
       protocol::header h{protocol::magic, protocol::kind::result, 0, 0, 1, body.size(), 0, {}};
-      std::string frame(reinterpret_cast<const char*>(&h), sizeof h);
-      frame += body;
-      if (how == "partial_then_die") frame.resize(30);
-      write_all(fd, frame.data(), frame.size());
+      std::string message(reinterpret_cast<const char*>(&h), sizeof h);
+      message += body;
+      if (how == "partial_then_die") message.resize(30);
+      write_all(fd, message.data(), message.size());
       if (how == "partial_then_die") ::raise(SIGKILL);
     } else if (how == "die") {
       ::raise(SIGKILL);

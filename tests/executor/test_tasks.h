@@ -58,6 +58,15 @@ ferry::function<int()> exhaust_memory();                         // aborts under
 // SIGKILLs itself, "shutdown" shuts the socket down, "die" SIGKILLs itself
 // after its work. Each but "shutdown" then sleeps until killed.
 ferry::function<int(std::string)> sabotage();
+// Programs a task runs must not hold the worker's channel to the pool:
+// exec_program replaces the worker with `program 1000` (/bin/sleep, say);
+// shell_descriptors runs `sh -c` listing what the shell's descriptors point
+// at, then the worker's socket ("socket:[inode]") on the last line;
+// spawn_lingering starts `/bin/sleep 30`, leaves it running, and returns
+// "pid socket:[inode]" (the grandchild is the caller's to kill).
+ferry::function<int(std::string)> exec_program();
+ferry::function<std::string()> shell_descriptors();
+ferry::function<std::string()> spawn_lingering();
 // make_string in a worker that cannot use shared memory (RLIMIT_FSIZE 0).
 ferry::function<std::string(std::size_t)> make_string_without_shared_memory();
 

@@ -2,7 +2,7 @@
 //
 // A worker given a message that does not verify (forged, changed, replayed)
 // runs nothing and exits with protocol::authentication_status. The worker
-// here is serve_forked in a child of this test; the test plays the pool.
+// here is detail::serve in a child of this test; the test plays the pool.
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -24,8 +24,9 @@
 
 #include <executor/executor.h>
 
-#include "frame_io.h"
-#include "worker_main.h"
+#include "message_io.h"
+#include "protocol.h"
+#include "worker_loop.h"
 
 namespace protocol = ferry::detail::protocol;
 using ferry::detail::channel_auth;
@@ -34,11 +35,11 @@ namespace {
 
 const std::string pool_key(protocol::key_size, 'p');
 
-// The bytes write_frame puts on the socket for this message.
-std::string wire_bytes(channel_auth* auth, protocol::kind type, std::uint64_t id, std::string message) {
+// The bytes write_message puts on the socket for this message.
+std::string wire_bytes(channel_auth* auth, protocol::kind type, std::uint64_t id, std::string_view body) {
   int sv[2];
   EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-  ferry::detail::write_frame(sv[0], auth, type, id, message, std::size_t{1} << 30);
+  ferry::detail::write_message(sv[0], auth, type, id, body);
   ::close(sv[0]);
   std::string bytes;
   char buf[4096];
@@ -48,11 +49,11 @@ std::string wire_bytes(channel_auth* auth, protocol::kind type, std::uint64_t id
 }
 
 std::string task_message(int argument) {
-  std::string message(ferry::detail::message_header_room, '\0');
-  ferry::output_archive ar(message);
+  std::string body;
+  ferry::output_archive ar(body);
   const ferry::function<int(int)> twice = [](int x) { return 2 * x; };
   ar(twice, std::uint32_t{1}, argument);
-  return message;
+  return body;
 }
 
 class forked_worker {
@@ -63,17 +64,16 @@ class forked_worker {
     pid_ = ::fork();
     if (pid_ == 0) {
       ::close(sv[0]);
-      ferry::detail::serve_forked(sv[1]);
+      ferry::detail::serve(sv[1]);
     }
     ::close(sv[1]);
     fd_ = sv[0];
     reader_.authenticate_with(&auth_);
-    std::string hello(ferry::detail::message_header_room, '\0');
-    hello += pool_key;
-    ferry::output_archive ar(hello);
-    ar(std::map<std::string, std::string>{}, std::vector<std::string>{}, std::uint64_t{1} << 20,
-       std::uint64_t{1} << 20, std::uint64_t{0}, ferry::function<void()>{});
-    ferry::detail::write_frame(fd_, nullptr, protocol::kind::hello, 0, hello, std::size_t{1} << 30);
+    protocol::worker_config config;
+    config.max_message_size = std::size_t{1} << 20;
+    config.shared_memory_threshold = std::size_t{1} << 20;
+    ferry::detail::write_message(fd_, nullptr, protocol::kind::hello, 0,
+                                 protocol::encode_hello(pool_key, config, {}));
     auto ready = reader_.read_blocking(fd_);
     EXPECT_TRUE(ready && ready->header.type == protocol::kind::ready);
   }
@@ -116,7 +116,7 @@ class forked_worker {
 
  private:
   channel_auth auth_{pool_key, channel_auth::side::pool};
-  ferry::detail::frame_reader reader_{std::size_t{1} << 20};
+  ferry::detail::message_reader reader_{std::size_t{1} << 20};
   pid_t pid_ = 0;
   int fd_ = -1;
 };
@@ -134,7 +134,7 @@ TEST(WorkerAuth, SignedTaskRuns) {
   forked_worker w;
   w.send(wire_bytes(&w.auth(), protocol::kind::task, 1, task_message(21)));
   EXPECT_EQ(w.result(), 42);
-  w.send(wire_bytes(&w.auth(), protocol::kind::exit, 0, std::string(ferry::detail::message_header_room, '\0')));
+  w.send(wire_bytes(&w.auth(), protocol::kind::exit, 0, std::string_view()));
   const int status = w.exit_status();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
@@ -165,6 +165,6 @@ TEST(WorkerAuth, ChangedArgumentIsRefused) {
 
 TEST(WorkerAuth, UnsignedMessageIsRefused) {
   forked_worker w;
-  w.send(wire_bytes(nullptr, protocol::kind::exit, 0, std::string(ferry::detail::message_header_room, '\0')));
+  w.send(wire_bytes(nullptr, protocol::kind::exit, 0, std::string_view()));
   expect_refused(w);
 }

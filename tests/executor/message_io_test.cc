@@ -1,6 +1,7 @@
 // Copyright ferry authors.
 //
-// Framing between pool and workers: one named test per edge case.
+// Messages between pool and workers on a socket: one named test per edge
+// case.
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -16,13 +17,13 @@
 #include <thread>
 #include <vector>
 
-#include "frame_io.h"
+#include "message_io.h"
 
 using ferry::detail::authentication_failure;
 using ferry::detail::channel_auth;
-using ferry::detail::frame_reader;
+using ferry::detail::message_reader;
 using ferry::detail::protocol_error;
-using ferry::detail::write_frame;
+using ferry::detail::write_message;
 namespace protocol = ferry::detail::protocol;
 
 namespace {
@@ -41,26 +42,33 @@ struct socket_pair {
   }
 };
 
-std::string message(std::string_view body) {
-  std::string m(sizeof(protocol::header), '\0');
-  m += body;
-  return m;
+std::string message(std::string_view body) { return std::string(body); }
+
+// The bytes write_message puts on a socket for this message (small enough
+// for the socket's buffer).
+std::string sent_bytes(channel_auth* signer, protocol::kind type, std::uint64_t id,
+                       std::string_view body, std::size_t threshold = 1u << 30) {
+  socket_pair s;
+  write_message(s.a, signer, type, id, body, threshold);
+  ::close(s.a);
+  s.a = -1;
+  std::string bytes;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(s.b, buf, sizeof buf)) > 0;) bytes.append(buf, static_cast<std::size_t>(n));
+  return bytes;
 }
 
 std::string encoded(protocol::kind type, std::uint64_t id, std::string_view body) {
-  std::string m = message(body);
-  socket_pair s;
-  write_frame(s.a, nullptr, type, id, m, 1u << 30);
-  return m;  // write_frame filled the header in place
+  return sent_bytes(nullptr, type, id, body);
 }
 
 }  // namespace
 
-TEST(FrameIo, RoundTrip) {
+TEST(MessageIo, RoundTrip) {
   socket_pair s;
   std::string m = message("hello");
-  write_frame(s.a, nullptr, protocol::kind::task, 7, m, 1u << 20);
-  frame_reader r(1024);
+  write_message(s.a, nullptr, protocol::kind::task, 7, m, 1u << 20);
+  message_reader r(1024);
   auto f = r.read_blocking(s.b);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->header.type, protocol::kind::task);
@@ -68,42 +76,42 @@ TEST(FrameIo, RoundTrip) {
   EXPECT_EQ(f->body->view(), "hello");
 }
 
-TEST(FrameIo, PartialReadsOneByteAtATime) {
+TEST(MessageIo, PartialReadsOneByteAtATime) {
   socket_pair s;
   const std::string bytes = encoded(protocol::kind::result, 3, "partial body");
-  frame_reader r(1024);
+  message_reader r(1024);
   for (std::size_t i = 0; i < bytes.size(); ++i) {
-    EXPECT_FALSE(r.next()) << "a frame before byte " << i;
+    EXPECT_FALSE(r.next()) << "a message before byte " << i;
     ASSERT_EQ(::write(s.a, bytes.data() + i, 1), 1);
-    EXPECT_EQ(r.fill(s.b, true), frame_reader::fill_result::data);
+    EXPECT_EQ(r.fill(s.b, true), message_reader::fill_result::data);
   }
   auto f = r.next();
   ASSERT_TRUE(f);
   EXPECT_EQ(f->body->view(), "partial body");
-  EXPECT_EQ(r.fill(s.b, true), frame_reader::fill_result::nothing);
+  EXPECT_EQ(r.fill(s.b, true), message_reader::fill_result::nothing);
 }
 
-TEST(FrameIo, PartialWritesOfALargeFrame) {
+TEST(MessageIo, PartialWritesOfALargeMessage) {
   socket_pair s;
   std::string body(8u << 20, 'z');
   body[body.size() - 1] = '!';
   std::thread writer([&] {
     std::string m = message(body);
-    write_frame(s.a, nullptr, protocol::kind::task, 1, m, 1u << 30);  // inline: bigger than the socket buffer
+    write_message(s.a, nullptr, protocol::kind::task, 1, m, 1u << 30);  // inline: bigger than the socket buffer
   });
-  frame_reader r(1u << 30);
+  message_reader r(1u << 30);
   auto f = r.read_blocking(s.b);
   writer.join();
   ASSERT_TRUE(f);
   EXPECT_EQ(f->body->view(), body);
 }
 
-TEST(FrameIo, TwoFramesInOneRead) {
+TEST(MessageIo, TwoMessagesInOneRead) {
   socket_pair s;
   std::string both = encoded(protocol::kind::task, 1, "one") + encoded(protocol::kind::task, 2, "two");
   ASSERT_EQ(::write(s.a, both.data(), both.size()), static_cast<ssize_t>(both.size()));
-  frame_reader r(1024);
-  EXPECT_EQ(r.fill(s.b, true), frame_reader::fill_result::data);
+  message_reader r(1024);
+  EXPECT_EQ(r.fill(s.b, true), message_reader::fill_result::data);
   EXPECT_EQ(r.next()->body->view(), "one");
   EXPECT_EQ(r.next()->body->view(), "two");
   EXPECT_FALSE(r.next());
@@ -113,15 +121,15 @@ namespace {
 void on_signal(int) {}
 }  // namespace
 
-TEST(FrameIo, EintrDuringABlockingRead) {
+TEST(MessageIo, EintrDuringABlockingRead) {
   struct sigaction sa {};
   sa.sa_handler = on_signal;  // no SA_RESTART: recvmsg fails with EINTR
   sigaction(SIGUSR1, &sa, nullptr);
   socket_pair s;
   std::atomic<bool> reading{false};
-  std::optional<ferry::detail::frame> got;
+  std::optional<ferry::detail::message> got;
   std::thread reader([&] {
-    frame_reader r(1024);
+    message_reader r(1024);
     reading = true;
     got = r.read_blocking(s.b);
   });
@@ -131,19 +139,19 @@ TEST(FrameIo, EintrDuringABlockingRead) {
     pthread_kill(reader.native_handle(), SIGUSR1);
   }
   std::string m = message("after signals");
-  write_frame(s.a, nullptr, protocol::kind::task, 1, m, 1u << 20);
+  write_message(s.a, nullptr, protocol::kind::task, 1, m, 1u << 20);
   reader.join();
   ASSERT_TRUE(got);
   EXPECT_EQ(got->body->view(), "after signals");
 }
 
-TEST(FrameIo, PeerClosesMidFrame) {
+TEST(MessageIo, PeerClosesMidMessage) {
   socket_pair s;
   const std::string bytes = encoded(protocol::kind::result, 1, "cut off here");
   ASSERT_EQ(::write(s.a, bytes.data(), bytes.size() - 4), static_cast<ssize_t>(bytes.size() - 4));
   ::close(s.a);
   s.a = -1;
-  frame_reader r(1024);
+  message_reader r(1024);
   try {
     (void)r.read_blocking(s.b);
     FAIL() << "expected protocol_error";
@@ -152,19 +160,19 @@ TEST(FrameIo, PeerClosesMidFrame) {
   }
 }
 
-TEST(FrameIo, CleanEndBetweenFrames) {
+TEST(MessageIo, CleanEndBetweenMessages) {
   socket_pair s;
   ::close(s.a);
   s.a = -1;
-  frame_reader r(1024);
+  message_reader r(1024);
   EXPECT_FALSE(r.read_blocking(s.b));
 }
 
-TEST(FrameIo, FrameAboveTheMaximum) {
+TEST(MessageIo, MessageAboveTheMaximum) {
   socket_pair s;
   std::string m = message(std::string(2048, 'x'));
-  write_frame(s.a, nullptr, protocol::kind::task, 1, m, 1u << 20);
-  frame_reader r(1024);
+  write_message(s.a, nullptr, protocol::kind::task, 1, m, 1u << 20);
+  message_reader r(1024);
   try {
     (void)r.read_blocking(s.b);
     FAIL() << "expected protocol_error";
@@ -174,21 +182,21 @@ TEST(FrameIo, FrameAboveTheMaximum) {
   }
 }
 
-TEST(FrameIo, BadMagic) {
+TEST(MessageIo, BadMagic) {
   socket_pair s;
   std::string bytes = encoded(protocol::kind::task, 1, "x");
   bytes[0] ^= 0xff;
   ASSERT_EQ(::write(s.a, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-  frame_reader r(1024);
+  message_reader r(1024);
   EXPECT_THROW((void)r.read_blocking(s.b), protocol_error);
 }
 
-TEST(FrameIo, LargeBodyTravelsInSharedMemory) {
+TEST(MessageIo, LargeBodyTravelsInSharedMemory) {
   socket_pair s;
   std::string body(64 * 1024, 'm');
   std::string m = message(body);
-  write_frame(s.a, nullptr, protocol::kind::result, 9, m, 1024);
-  frame_reader r(1u << 20);
+  write_message(s.a, nullptr, protocol::kind::result, 9, m, 1024);
+  message_reader r(1u << 20);
   auto f = r.read_blocking(s.b);
   ASSERT_TRUE(f);
   EXPECT_NE(f->header.flags & protocol::flag_shared_memory, 0);
@@ -238,7 +246,7 @@ int sealed_memfd(const std::string& content) {
 
 }  // namespace
 
-TEST(FrameIo, UnsealedSharedMemoryIsRefused) {
+TEST(MessageIo, UnsealedSharedMemoryIsRefused) {
   socket_pair s;
   const int mem = ::memfd_create("unsealed", MFD_CLOEXEC);
   ASSERT_GE(mem, 0);
@@ -246,40 +254,37 @@ TEST(FrameIo, UnsealedSharedMemoryIsRefused) {
   protocol::header h{protocol::magic, protocol::kind::result, protocol::flag_shared_memory, 0, 1, 4096, 0, {}};
   send_header_and_descriptor(s.a, h, mem);
   ::close(mem);
-  frame_reader r(1u << 20);
+  message_reader r(1u << 20);
   EXPECT_THROW((void)r.read_blocking(s.b), protocol_error);
 }
 
-TEST(FrameIo, SharedMemoryFlagWithoutDescriptor) {
+TEST(MessageIo, SharedMemoryFlagWithoutDescriptor) {
   socket_pair s;
   protocol::header h{protocol::magic, protocol::kind::result, protocol::flag_shared_memory, 0, 1, 10, 0, {}};
   ASSERT_EQ(::write(s.a, &h, sizeof h), static_cast<ssize_t>(sizeof h));
-  frame_reader r(1024);
+  message_reader r(1024);
   EXPECT_THROW((void)r.read_blocking(s.b), protocol_error);
 }
 
-// Authentication (channel_auth.h): each way a frame can be forged, changed,
+// Authentication (channel_auth.h): each way a message can be forged, changed,
 // replayed, reordered or reflected is refused.
 namespace {
 
 const std::string key_a(32, 'a');
 const std::string key_b(32, 'b');
 
-std::string signed_frame(channel_auth& signer, protocol::kind type, std::uint64_t id,
-                         std::string_view body, std::size_t threshold = 1u << 30) {
-  std::string m = message(body);
-  socket_pair s;
-  write_frame(s.a, &signer, type, id, m, threshold);
-  return m;
+std::string signed_message(channel_auth& signer, protocol::kind type, std::uint64_t id,
+                           std::string_view body) {
+  return sent_bytes(&signer, type, id, body);
 }
 
-// Feeds bytes to a reader that verifies under `verifier`; the frames read.
+// Feeds bytes to a reader that verifies under `verifier`; the bodies read.
 std::vector<std::string> read_all(channel_auth& verifier, const std::string& bytes) {
   socket_pair s;
   EXPECT_EQ(::write(s.a, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
   ::close(s.a);
   s.a = -1;
-  frame_reader r(1u << 20);
+  message_reader r(1u << 20);
   r.authenticate_with(&verifier);
   std::vector<std::string> bodies;
   while (auto f = r.read_blocking(s.b)) bodies.emplace_back(f->body->view());
@@ -298,22 +303,22 @@ void expect_authentication_failure(channel_auth& verifier, const std::string& by
 
 }  // namespace
 
-TEST(FrameAuth, SignedFramesVerifyInOrder) {
+TEST(MessageAuth, SignedMessagesVerifyInOrder) {
   channel_auth pool(key_a, channel_auth::side::pool);
   channel_auth worker(key_a, channel_auth::side::worker);
-  const std::string first = signed_frame(pool, protocol::kind::task, 1, "first");
-  const std::string second = signed_frame(pool, protocol::kind::task, 2, "second");
+  const std::string first = signed_message(pool, protocol::kind::task, 1, "first");
+  const std::string second = signed_message(pool, protocol::kind::task, 2, "second");
   EXPECT_EQ(read_all(worker, first + second), (std::vector<std::string>{"first", "second"}));
 }
 
-TEST(FrameAuth, SharedMemoryBodyIsAuthenticated) {
+TEST(MessageAuth, SharedMemoryBodyIsAuthenticated) {
   channel_auth pool(key_a, channel_auth::side::pool);
   channel_auth worker(key_a, channel_auth::side::worker);
   socket_pair s;
   std::string body(64 * 1024, 'm');
   std::string m = message(body);
-  write_frame(s.a, &worker, protocol::kind::result, 9, m, 1024);
-  frame_reader r(1u << 20);
+  write_message(s.a, &worker, protocol::kind::result, 9, m, 1024);
+  message_reader r(1u << 20);
   r.authenticate_with(&pool);
   auto f = r.read_blocking(s.b);
   ASSERT_TRUE(f);
@@ -324,12 +329,12 @@ TEST(FrameAuth, SharedMemoryBodyIsAuthenticated) {
 
 // A shared-memory body is authenticated by the identity of its sealed file:
 // the genuine header with another file of the same content is refused.
-TEST(FrameAuth, SharedMemoryBodySwappedForAnotherFileIsRejected) {
+TEST(MessageAuth, SharedMemoryBodySwappedForAnotherFileIsRejected) {
   channel_auth worker(key_a, channel_auth::side::worker);
   const std::string body(64 * 1024, 's');
   socket_pair capture;
   std::string m = message(body);
-  write_frame(capture.a, &worker, protocol::kind::result, 9, m, 1024);
+  write_message(capture.a, &worker, protocol::kind::result, 9, m, 1024);
   auto [h, genuine] = receive_header_and_descriptor(capture.b);
   ASSERT_GE(genuine, 0);
   ASSERT_NE(h.flags & protocol::flag_shared_memory, 0);
@@ -340,7 +345,7 @@ TEST(FrameAuth, SharedMemoryBodySwappedForAnotherFileIsRejected) {
     send_header_and_descriptor(s.a, h, impostor);
     ::close(impostor);
     channel_auth pool(key_a, channel_auth::side::pool);
-    frame_reader r(1u << 20);
+    message_reader r(1u << 20);
     r.authenticate_with(&pool);
     EXPECT_THROW((void)r.read_blocking(s.b), authentication_failure);
   }
@@ -348,65 +353,65 @@ TEST(FrameAuth, SharedMemoryBodySwappedForAnotherFileIsRejected) {
   send_header_and_descriptor(s.a, h, genuine);
   ::close(genuine);
   channel_auth pool(key_a, channel_auth::side::pool);
-  frame_reader r(1u << 20);
+  message_reader r(1u << 20);
   r.authenticate_with(&pool);
   auto f = r.read_blocking(s.b);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->body->view(), body);
 }
 
-TEST(FrameAuth, EveryChangedByteIsRejected) {
+TEST(MessageAuth, EveryChangedByteIsRejected) {
   channel_auth pool(key_a, channel_auth::side::pool);
-  const std::string good = signed_frame(pool, protocol::kind::task, 5, "a task body");
+  const std::string good = signed_message(pool, protocol::kind::task, 5, "a task body");
   for (std::size_t i = 0; i < good.size(); ++i) {
     std::string bad = good;
     bad[i] ^= 0x01;
     channel_auth worker(key_a, channel_auth::side::worker);
     // A changed magic or length is a protocol error, the rest an
-    // authentication failure; no frame is ever delivered.
+    // authentication failure; no message is ever delivered.
     EXPECT_THROW(read_all(worker, bad), ferry::error) << "byte " << i;
   }
 }
 
-TEST(FrameAuth, ForgedTagIsRejected) {
+TEST(MessageAuth, ForgedTagIsRejected) {
   channel_auth pool(key_a, channel_auth::side::pool);
   channel_auth worker(key_a, channel_auth::side::worker);
-  std::string bytes = signed_frame(pool, protocol::kind::task, 1, "body");
+  std::string bytes = signed_message(pool, protocol::kind::task, 1, "body");
   std::memset(bytes.data() + 32, 0, 32);
   expect_authentication_failure(worker, bytes, "tag does not match");
 }
 
-TEST(FrameAuth, UnsignedFrameIsRejected) {
+TEST(MessageAuth, UnsignedMessageIsRejected) {
   channel_auth worker(key_a, channel_auth::side::worker);
   expect_authentication_failure(worker, encoded(protocol::kind::task, 1, "body"), "tag does not match");
 }
 
-TEST(FrameAuth, OtherKeyIsRejected) {
+TEST(MessageAuth, OtherKeyIsRejected) {
   channel_auth pool(key_b, channel_auth::side::pool);
   channel_auth worker(key_a, channel_auth::side::worker);
-  expect_authentication_failure(worker, signed_frame(pool, protocol::kind::task, 1, "body"),
+  expect_authentication_failure(worker, signed_message(pool, protocol::kind::task, 1, "body"),
                                 "tag does not match");
 }
 
-TEST(FrameAuth, ReplayedFrameIsRejected) {
+TEST(MessageAuth, ReplayedMessageIsRejected) {
   channel_auth pool(key_a, channel_auth::side::pool);
   channel_auth worker(key_a, channel_auth::side::worker);
-  const std::string once = signed_frame(pool, protocol::kind::task, 1, "run me once");
+  const std::string once = signed_message(pool, protocol::kind::task, 1, "run me once");
   expect_authentication_failure(worker, once + once, "sequence number 0, expected 1");
 }
 
-TEST(FrameAuth, ReorderedFramesAreRejected) {
+TEST(MessageAuth, ReorderedMessagesAreRejected) {
   channel_auth pool(key_a, channel_auth::side::pool);
   channel_auth worker(key_a, channel_auth::side::worker);
-  const std::string first = signed_frame(pool, protocol::kind::task, 1, "first");
-  const std::string second = signed_frame(pool, protocol::kind::task, 2, "second");
+  const std::string first = signed_message(pool, protocol::kind::task, 1, "first");
+  const std::string second = signed_message(pool, protocol::kind::task, 2, "second");
   expect_authentication_failure(worker, second + first, "sequence number 1, expected 0");
 }
 
-TEST(FrameAuth, FrameReflectedToItsSenderIsRejected) {
+TEST(MessageAuth, MessageReflectedToItsSenderIsRejected) {
   // A worker's own result sent back to it as if from the pool.
   channel_auth worker(key_a, channel_auth::side::worker);
-  const std::string result = signed_frame(worker, protocol::kind::result, 1, "result");
+  const std::string result = signed_message(worker, protocol::kind::result, 1, "result");
   channel_auth same_worker(key_a, channel_auth::side::worker);
   expect_authentication_failure(same_worker, result, "tag does not match");
 }
