@@ -81,9 +81,18 @@ for name in sorted(public):
     if name not in api_words:
         problems.append(f"public name '{name}' (include/) appears on no docs/api page")
 
-pool_options = code_text[root / "include/executor/pool_options.h"]
-struct = re.search(r"struct pool_options\s*\{(.*?)\};", pool_options, re.S).group(1)
-fields = set(re.findall(r"(\w+)\s*=[^=]", struct)) | set(re.findall(r"(\w+);", struct))
+def struct_fields(header, name):
+    body = re.search(r"struct " + name + r"\s*\{(.*?)\};", code_text[root / header], re.S).group(1)
+    return set(re.findall(r"(\w+)\s*=[^=]", body)) | set(re.findall(r"(\w+);", body))
+
+
+# The tables of docs/api/executor.md whose first column is a struct's fields,
+# by the first cell of their header row.
+option_tables = {
+    "field": ("pool_options", struct_fields("include/executor/pool_options.h", "pool_options")),
+    "shutdown_options field": ("shutdown_options",
+                               struct_fields("include/executor/process_pool.h", "shutdown_options")),
+}
 start_methods = code_text[root / "include/executor/start_method.h"]
 methods = set(re.findall(r"\b(spawn|fork|plugin)\b", re.search(r"enum class start_method\s*\{(.*?)\}", start_methods, re.S).group(1)))
 
@@ -133,9 +142,11 @@ for page in pages:
                 problems.append(f"{rel}:{n}: {tgt} is not a target")
         if rel.as_posix() == "docs/api/executor.md":
             m = re.match(r"\|\s*`(\w+)`\s*\|", line)
-            if m and section_lines and any(l.startswith("| field") for _, l in section_lines):
-                if m.group(1) not in fields:
-                    problems.append(f"{rel}:{n}: pool_options has no field '{m.group(1)}'")
+            headers = [re.match(r"\|\s*([^|]*?)\s*\|", l).group(1) for _, l in section_lines
+                       if re.match(r"\|\s*([^|`]*?)\s*\|", l)]
+            table = next((option_tables[h] for h in reversed(headers) if h in option_tables), None)
+            if m and table and m.group(1) not in table[1]:
+                problems.append(f"{rel}:{n}: {table[0]} has no field '{m.group(1)}'")
     check_section(section_lines)
 
 for p in problems:

@@ -32,7 +32,7 @@ namespace {
 
 int tasks_per_thread() {
   const char* n = std::getenv("FERRY_STORM_TASKS");
-  return n != nullptr ? std::atoi(n) : 1000;
+  return n != nullptr ? std::atoi(n) : 10000;
 }
 
 }  // namespace
