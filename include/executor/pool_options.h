@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "executor/cpu_count.h"
 #include "executor/start_method.h"
 #include "serialize/function.h"
 

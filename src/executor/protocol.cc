@@ -145,16 +145,25 @@ void result_writer::repeat_item() {
 
 std::string result_writer::finish() { return std::move(body_); }
 
+namespace {
+
+// The u8 before a value or an exception record: whether the record follows
+// (it is read into `failure`).
+bool read_failure(input_archive& ar, exception_record& failure) {
+  std::uint8_t failed;
+  ar(failed);
+  if (failed == 0) return false;
+  failure = read_exception(ar);
+  return true;
+}
+
+}  // namespace
+
 decoded_result decode_result(std::string_view body, std::uint32_t expected) {
   input_archive ar(body);
   decoded_result r{};
-  std::uint8_t whole;
-  ar(whole);
-  if (whole != 0) {
-    r.whole_failed = true;
-    r.failure = read_exception(ar);
-    return r;
-  }
+  r.whole_failed = read_failure(ar, r.failure);
+  if (r.whole_failed) return r;
   std::uint32_t count;
   ar(count);
   if (count != expected)
@@ -172,14 +181,8 @@ decoded_result decode_result(std::string_view body, std::uint32_t expected) {
 decoded_item decode_item(std::string_view item) {
   input_archive ar(item);
   decoded_item r{};
-  std::uint8_t status;
-  ar(status);
-  if (status != 0) {
-    r.failed = true;
-    r.failure = read_exception(ar);
-    return r;
-  }
-  r.value = item.substr(ar.offset());
+  r.failed = read_failure(ar, r.failure);
+  if (!r.failed) r.value = item.substr(ar.offset());
   return r;
 }
 

@@ -465,6 +465,26 @@ TEST_F(Executor, MapWithATimeout) {
   EXPECT_EQ(pool.map(test_tasks::scale(2), std::vector<int>{1, 2}, 1, 10s), (std::vector<int>{2, 4}));
 }
 
+TEST_F(Executor, HandlesCompareEqualWhenTheyReferToTheSamePool) {
+  ferry::process_pool a(options(1));
+  ferry::process_pool copy = a;
+  ferry::process_pool other(options(1));
+  EXPECT_TRUE(a == copy);
+  EXPECT_FALSE(a == other);
+  EXPECT_TRUE(a != other);
+  ferry::process_pool moved = std::move(copy);
+  EXPECT_TRUE(moved == a);
+}
+
+TEST_F(Executor, ReusableExecutorIsOnePoolUntilItsOptionsChange) {
+  keeps_reusable_pool();
+  ferry::pool_options o = options(1);
+  ferry::process_pool first = ferry::get_reusable_executor(o);
+  EXPECT_TRUE(first == ferry::get_reusable_executor(o));
+  o.env["FERRY_TEST_VALUE"] = "another pool";
+  EXPECT_FALSE(first == ferry::get_reusable_executor(o));
+}
+
 TEST_F(Executor, ReusableExecutorReplacedWhenOtherOptionsChange) {
   keeps_reusable_pool();
   ferry::pool_options o = options(1);
