@@ -5,8 +5,6 @@
 
 namespace ferry::detail {
 
-message_body::~message_body() = default;
-
 future_state::future_state() = default;
 future_state::~future_state() = default;
 
@@ -80,12 +78,6 @@ std::exception_ptr future_state::error() const {
 std::shared_ptr<const message_body> future_state::result() const {
   std::lock_guard lock(mu_);
   return result_;
-}
-
-std::shared_ptr<future_state> failed_state(std::exception_ptr error) {
-  auto state = std::make_shared<future_state>();
-  state->fail(std::move(error));
-  return state;
 }
 
 }  // namespace ferry::detail

@@ -86,6 +86,8 @@ protocol::header signed_header(channel_auth* auth, protocol::kind type, std::uin
 
 }  // namespace
 
+message_body::~message_body() = default;
+
 message_reader::~message_reader() {
   for (int fd : fds_) ::close(fd);
 }

@@ -24,6 +24,14 @@
 
 namespace ferry::detail {
 
+// The body of a message, as received: in the reader's memory or mapped from
+// shared memory. A finished task's state holds its result's body.
+class message_body {
+ public:
+  virtual ~message_body();
+  virtual std::string_view view() const noexcept = 0;
+};
+
 struct message {
   protocol::header header;
   std::shared_ptr<const message_body> body;

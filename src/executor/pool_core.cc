@@ -62,6 +62,12 @@ std::exception_ptr cancelled_by_shutdown() {
 
 }  // namespace
 
+std::shared_ptr<future_state> failed_state(std::exception_ptr error) {
+  auto state = std::make_shared<future_state>();
+  state->fail(std::move(error));
+  return state;
+}
+
 pool_core::pool_core(pool_options options)
     : options_(std::move(options)),
       program_(options_.start == start_method::plugin
@@ -303,8 +309,9 @@ void pool_core::dispatch() {
       lock.lock();
       continue;
     }
-    if (idle == workers_.end() && starting == 0) {
-      // Full and all busy: queue behind the least loaded running task.
+    if (idle == workers_.end() && starting == 0 && !workers_.empty()) {
+      // Full and all busy: queue behind the least loaded running task. (No
+      // worker at all: a start is waiting for its retry time.)
       if (pending_.front().body.size() <= max_pipelined_inline) {
         idle = std::min_element(workers_.begin(), workers_.end(), [](const auto& a, const auto& b) {
           return a->in_flight.size() < b->in_flight.size();

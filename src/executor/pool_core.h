@@ -33,6 +33,9 @@
 
 namespace ferry::detail {
 
+// A state already failed with `error`.
+std::shared_ptr<future_state> failed_state(std::exception_ptr error);
+
 class pool_core {
  public:
   // Throws ferry::error inside a worker process, ferry::worker_start_error

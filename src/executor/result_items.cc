@@ -1,6 +1,7 @@
 // Copyright ferry authors.
 #include "executor/internal/result_items.h"
 
+#include "message_io.h"
 #include "protocol.h"
 #include "task_exception.h"
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "message_io.h"
 #include "protocol.h"
 
 namespace ferry::detail {

@@ -14,9 +14,9 @@
 #include <string>
 #include <string_view>
 
-#include "executor/internal/future_state.h"
-
 namespace ferry::detail {
+
+class message_body;  // message_io.h
 
 // A new memfd holding `bytes`, sealed against writing, shrinking and
 // growing; -1 if one cannot be made (out of descriptors, a file size limit).

@@ -12,21 +12,14 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <string_view>
 #include <vector>
 
 #include "serialize/internal/config.h"
 
 namespace ferry::detail {
 
-// The body of a message between pool and worker, as received: in the
-// reader's memory or mapped from shared memory. A finished task's state
-// holds its result's body.
-class FERRY_EXPORT message_body {
- public:
-  virtual ~message_body();
-  virtual std::string_view view() const noexcept = 0;
-};
+// A finished task's result as received (src/executor/message_io.h).
+class message_body;
 
 // The untyped state shared by a future and the pool.
 class FERRY_EXPORT future_state {
@@ -62,9 +55,6 @@ class FERRY_EXPORT future_state {
   std::exception_ptr error_;
   std::vector<std::function<void()>> callbacks_;
 };
-
-// A state already failed with `error`.
-FERRY_EXPORT std::shared_ptr<future_state> failed_state(std::exception_ptr error);
 
 }  // namespace ferry::detail
 
