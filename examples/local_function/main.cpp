@@ -6,11 +6,8 @@
 //   local_function [spawn|fork|plugin]
 //
 // With plugin, the worker is the generic ferry-worker program, which never
-// linked the library: it loads it on demand, from the directory this program
-// allows.
-#include <dlfcn.h>
-
-#include <filesystem>
+// linked the library: it loads it on demand, because a task from this
+// program's own pool vouches for the modules it names (no policy call).
 #include <iostream>
 #include <string>
 
@@ -27,11 +24,6 @@ int main(int argc, char** argv) {
   ferry::pool_options options;
   if (argc > 1 && std::string(argv[1]) == "fork") options.start = ferry::start_method::fork;
   if (argc > 1 && std::string(argv[1]) == "plugin") options.start = ferry::start_method::plugin;
-
-  // Workers may load the library holding f's code from its directory.
-  Dl_info library{};
-  dladdr(reinterpret_cast<const void*>(&make_local_function), &library);
-  ferry::allow_module(std::filesystem::path(library.dli_fname).parent_path());
 
   std::cout << ferry::get_reusable_executor(options).submit(f).get() << "\n";
   // [end]

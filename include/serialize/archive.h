@@ -110,6 +110,9 @@ class input_archive : public cereal::InputArchive<input_archive, cereal::AllowEm
   std::size_t base_offset_;
   std::size_t depth_ = 0;  // nesting of ferry::function values being read
   std::vector<const detail::module_record*> modules_;
+  // The source of these bytes vouches for the modules they name, which may
+  // then be loaded from their recorded paths (detail::vouch_for_modules).
+  bool vouched_ = false;
 };
 
 // cereal's hooks for the primitives; found by argument-dependent lookup.

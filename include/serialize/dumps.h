@@ -28,6 +28,8 @@
 #include "serialize/archive.h"
 #include "serialize/error.h"
 #include "serialize/internal/config.h"
+#include "serialize/internal/identity.h"
+#include "serialize/module_policy.h"
 #include "serialize/signing_key.h"
 #include "serialize/wire_format.h"
 
@@ -51,9 +53,12 @@ std::string encode_frame(const T& value) {
   return frame;
 }
 
+// `vouched`: the payload's source vouches for the modules it names
+// (internal/identity.h).
 template <class T>
-T decode_payload(std::string_view payload) {
+T decode_payload(std::string_view payload, bool vouched = false) {
   input_archive ar(payload, wire::header_size);
+  if (vouched) vouch_for_modules(ar);
   T value{};
   try {
     ar(value);
@@ -98,10 +103,13 @@ T loads(std::string_view bytes) {
 // Deserializes a frame made by dumps(value, key) with the same key. Throws
 // ferry::authentication_error, before decoding anything, if the frame is not
 // signed or its signature does not match (another key, or changed bytes);
-// then as loads(bytes).
+// then as loads(bytes). When the key is trusted for code
+// (ferry::trust_signed_code), the modules the bytes name may be loaded
+// from their recorded paths without being allowed.
 template <class T>
 T loads(std::string_view bytes, const signing_key& key) {
-  return detail::decode_payload<T>(detail::open_signed_frame(bytes, key));
+  return detail::decode_payload<T>(detail::open_signed_frame(bytes, key),
+                                   detail::trusts_code_signed_by(key));
 }
 
 }  // namespace ferry

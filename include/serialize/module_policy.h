@@ -13,6 +13,12 @@
 // Paths are compared after resolving symlinks and "..", so neither leads out
 // of an allowed directory. Nothing is allowed by default.
 //
+// Some sources vouch for the modules their bytes name, which may then be
+// loaded from the recorded path without being allowed, the build-id still
+// checked first: a task from this process's own pool (its message verified
+// under the pool's key), and bytes signed with a key given to
+// trust_signed_code. docs/api/serialize.md has the table.
+//
 // Example:
 //   int main(int argc, char** argv) {
 //     ferry::allow_module("/opt/app/plugins");     // a directory
@@ -29,6 +35,7 @@
 #include <vector>
 
 #include "serialize/internal/config.h"
+#include "serialize/signing_key.h"
 
 namespace ferry {
 
@@ -39,8 +46,22 @@ FERRY_EXPORT void allow_module(const std::filesystem::path& path_or_directory);
 // The allowed files and directories, resolved to canonical paths.
 FERRY_EXPORT std::vector<std::filesystem::path> allowed_modules();
 
-// Forgets every allowance. Modules already loaded stay loaded and usable.
+// Lets bytes signed with `key` (ferry::loads(bytes, key)) load the modules
+// they name from their recorded paths, as if allowed; a file of another
+// build is still refused. Only for a key whose holders may run code in this
+// process: whoever has it can make loads run any function of any module
+// whose file is on this machine, as it was built. Unsigned bytes, and bytes
+// under another key, still need the allow-list.
+FERRY_EXPORT void trust_signed_code(const signing_key& key);
+
+// Forgets every allowance and every trusted key. Modules already loaded stay
+// loaded and usable.
 FERRY_EXPORT void clear_allowed_modules();
+
+namespace detail {
+// Whether trust_signed_code was given this key (for loads' template).
+FERRY_EXPORT bool trusts_code_signed_by(const signing_key& key);
+}  // namespace detail
 
 }  // namespace ferry
 

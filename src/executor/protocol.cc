@@ -52,6 +52,9 @@ hello_reader::hello_reader(std::string_view body)
 }
 
 function<void()> hello_reader::initializer() {
+  // The hello is the first message on the socket the parent handed this
+  // worker when it started it: the initializer's modules are the parent's.
+  vouch_for_modules(ar_);
   function<void()> f;
   ar_(f);
   return f;

@@ -136,6 +136,10 @@ class hello_reader {
 };
 
 // --- task -----------------------------------------------------------------
+// The reader of a task or a hello vouches for the modules it names
+// (serialize/internal/identity.h): the message comes from the pool that
+// started this worker, so its modules are the parent's own, loaded from
+// their recorded paths after the build-id check, without the allow-list.
 // A ferry::function of any signature, u32 count, then `count` argument
 // tuples in its parameter order.
 

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "protocol.h"
+#include "serialize/internal/identity.h"
 #include "task_exception.h"
 
 namespace ferry::detail {
@@ -13,6 +14,9 @@ std::string run_task(std::string_view body) {
   protocol::task_head task{};
   try {
     in.emplace(body);
+    // The message verified under the pool's key: the parent made it, and
+    // the modules it names are the parent's own.
+    vouch_for_modules(*in);
     task = protocol::read_task(*in);
   } catch (...) {
     return protocol::encode_whole_failure(

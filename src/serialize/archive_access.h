@@ -17,6 +17,7 @@ struct archive_access {
   static std::vector<const module_record*>& modules(input_archive& ar) { return ar.modules_; }
   // How deeply the ferry::function being read is nested.
   static std::size_t& depth(input_archive& ar) { return ar.depth_; }
+  static bool& vouched(input_archive& ar) { return ar.vouched_; }
 };
 
 }  // namespace ferry::detail

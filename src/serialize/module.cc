@@ -1,6 +1,7 @@
 // Copyright ferry authors.
 #include "module.h"
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <optional>
@@ -117,10 +118,14 @@ const module_record& module_containing(const void* address) {
 
 namespace {
 
-std::vector<std::string> candidates_or_throw(const std::string& path) {
+std::vector<std::string> candidates_or_throw(const std::string& path, bool vouched = false) {
   std::vector<std::string> candidates = allowed_candidates(path);
+  std::error_code ec;
+  const std::filesystem::path recorded = std::filesystem::canonical(path, ec);
+  if (vouched && !ec && std::filesystem::is_regular_file(recorded, ec) &&
+      std::find(candidates.begin(), candidates.end(), recorded.string()) == candidates.end())
+    candidates.insert(candidates.begin(), recorded.string());
   if (candidates.empty()) {
-    std::error_code ec;
     if (std::filesystem::exists(path, ec)) throw module_not_allowed_error(path);
     throw module_not_found_error(path);
   }
@@ -155,7 +160,8 @@ void load_module_by_path(const std::string& path) {
   load_library(candidate);
 }
 
-const module_record& resolve_module(const std::string& path, std::string_view build_id) {
+const module_record& resolve_module(const std::string& path, std::string_view build_id,
+                                    bool vouched) {
   module_table& table = module_table::instance();
   if (const module_record* r = table.find_loaded(build_id)) return *r;
 
@@ -163,7 +169,7 @@ const module_record& resolve_module(const std::string& path, std::string_view bu
   if (const module_record* r = table.find_loaded(build_id)) return *r;  // loaded meanwhile
 
   std::string found_other;  // build-id of a candidate that is another build
-  for (const std::string& candidate : candidates_or_throw(path)) {
+  for (const std::string& candidate : candidates_or_throw(path, vouched)) {
     const elf::file_facts facts = inspect_library(candidate);
     if (facts.build_id != build_id) {
       found_other = to_hex(facts.build_id);

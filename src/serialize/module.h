@@ -36,8 +36,10 @@ struct module_record {
 const module_record& module_containing(const void* address);
 
 // The loaded module with this build-id, loading it (from `path` or an allowed
-// directory) when the policy allows. Throws the module errors of error.h.
-const module_record& resolve_module(const std::string& path, std::string_view build_id);
+// directory) when the policy allows, or from `path` itself when the bytes'
+// source vouches for it. Throws the module errors of error.h.
+const module_record& resolve_module(const std::string& path, std::string_view build_id,
+                                    bool vouched);
 
 // Loads the module recorded at `path` (from there or an allowed directory)
 // whatever its build-id, for callables identified by a stable name. Does

@@ -17,6 +17,7 @@ namespace fs = std::filesystem;
 struct policy {
   std::mutex mu;
   std::vector<fs::path> allowed;  // canonical
+  std::vector<std::string> trusted_keys;
 };
 
 policy& the_policy() {
@@ -51,15 +52,30 @@ std::vector<fs::path> allowed_modules() {
   return p.allowed;
 }
 
+void trust_signed_code(const signing_key& key) {
+  policy& p = the_policy();
+  std::lock_guard lock(p.mu);
+  const std::string bytes(key.bytes());
+  if (std::find(p.trusted_keys.begin(), p.trusted_keys.end(), bytes) == p.trusted_keys.end())
+    p.trusted_keys.push_back(bytes);
+}
+
 void clear_allowed_modules() {
   policy& p = the_policy();
   std::lock_guard lock(p.mu);
   p.allowed.clear();
+  p.trusted_keys.clear();
 }
 
 namespace detail {
 
 void hold_policy_for_fork(fork_phase phase) { apply_fork_phase(the_policy().mu, phase); }
+
+bool trusts_code_signed_by(const signing_key& key) {
+  policy& p = the_policy();
+  std::lock_guard lock(p.mu);
+  return std::find(p.trusted_keys.begin(), p.trusted_keys.end(), key.bytes()) != p.trusted_keys.end();
+}
 
 std::vector<std::string> allowed_candidates(const std::string& path) {
   const std::vector<fs::path> allowed = allowed_modules();

@@ -15,7 +15,6 @@
 
 int main(int argc, char** argv) {
   ferry::serve_if_worker(argc, argv);
-  ferry::allow_module(FERRY_TEST_TASKS_DIR);
   ferry::pool_options options;
   options.max_workers = 2;
   options.start = ferry::start_method_from_string(argc > 1 ? argv[1] : "spawn");

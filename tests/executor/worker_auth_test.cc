@@ -3,6 +3,7 @@
 // A worker given a message that does not verify (forged, changed, replayed)
 // runs nothing and exits with protocol::authentication_status. The worker
 // here is detail::serve in a child of this test; the test plays the pool.
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include <cereal/types/vector.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <map>
@@ -167,4 +169,84 @@ TEST(WorkerAuth, UnsignedMessageIsRefused) {
   forked_worker w;
   w.send(wire_bytes(nullptr, protocol::kind::exit, 0, std::string_view()));
   expect_refused(w);
+}
+
+// The pool vouches for the modules its tasks name: a task that verifies may
+// load one the worker was never allowed; one that does not verify (unsigned,
+// or under another key) never gets as far as opening it. The marker module
+// leaves a file when its initializer runs, so a refusal can be seen to have
+// run nothing.
+namespace {
+
+// A task body calling the marker module's closure (x + 100) on `argument`,
+// made by a child process that loads the module (so this one never has).
+std::string marker_task(int argument) {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::unsetenv("FERRY_TEST_MARKER");
+    void* handle = ::dlopen(FERRY_TEST_MARKER_MODULE, RTLD_NOW);
+    auto make = handle ? reinterpret_cast<std::string* (*)(const char*)>(::dlsym(handle, "ferry_test_make")) : nullptr;
+    if (make == nullptr) ::_exit(3);
+    const std::string frame = *make("lambda");
+    const std::string payload = frame.substr(ferry::wire::header_size);
+    ::_exit(::write(fds[1], payload.data(), payload.size()) == static_cast<ssize_t>(payload.size()) ? 0 : 4);
+  }
+  ::close(fds[1]);
+  std::string body;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) body.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  ::waitpid(pid, nullptr, 0);
+  ferry::output_archive ar(body);
+  ar(std::uint32_t{1}, argument);
+  return body;
+}
+
+class MarkerFile {
+ public:
+  MarkerFile() : path_("/tmp/ferry_worker_marker_" + std::to_string(::getpid())) {
+    std::remove(path_.c_str());
+    ::setenv("FERRY_TEST_MARKER", path_.c_str(), 1);
+  }
+  ~MarkerFile() {
+    std::remove(path_.c_str());
+    ::unsetenv("FERRY_TEST_MARKER");
+  }
+  bool exists() const { return ::access(path_.c_str(), F_OK) == 0; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+TEST(WorkerAuth, VerifiedTaskLoadsAModuleThatWasNeverAllowed) {
+  const std::string task = marker_task(1);
+  MarkerFile marker;
+  forked_worker w;
+  w.send(wire_bytes(&w.auth(), protocol::kind::task, 1, task));
+  EXPECT_EQ(w.result(), 101);
+  EXPECT_TRUE(marker.exists()) << "the vouched module did not run";
+}
+
+TEST(WorkerAuth, UnsignedTaskNamingAModuleNeverRunsIt) {
+  const std::string task = marker_task(1);
+  MarkerFile marker;
+  forked_worker w;
+  w.send(wire_bytes(nullptr, protocol::kind::task, 1, task));
+  expect_refused(w);
+  EXPECT_FALSE(marker.exists()) << "an unauthenticated task loaded its module";
+}
+
+TEST(WorkerAuth, ForgedTaskNamingAModuleNeverRunsIt) {
+  const std::string task = marker_task(1);
+  MarkerFile marker;
+  forked_worker w;
+  channel_auth other(std::string(protocol::key_size, 'o'), channel_auth::side::pool);
+  w.send(wire_bytes(&other, protocol::kind::task, 1, task));
+  expect_refused(w);
+  EXPECT_FALSE(marker.exists()) << "a forged task loaded its module";
 }

@@ -296,6 +296,65 @@ TEST_F(ModulePolicy, SignedBytesThatDoNotVerifyNeverLoadAModule) {
   ::unsetenv("FERRY_TEST_MARKER");
 }
 
+// A key trusted for code lets the bytes signed with it load the modules they
+// name, without the allow-list but with the build-id check; unsigned bytes
+// and bytes under another key still need the allow-list.
+TEST_F(ModulePolicy, BytesSignedWithATrustedKeyLoadTheirModule) {
+  const fs::path module = FERRY_TEST_MARKER_MODULE;
+  const fs::path marker = fs::temp_directory_path() / ("ferry_marker_trusted_" + std::to_string(getpid()));
+  ::setenv("FERRY_TEST_MARKER", marker.c_str(), 1);
+  const std::string unsigned_bytes = bytes_from_plugin(module, "lambda");  // the child ran it
+  fs::remove(marker);
+  const ferry::signing_key trusted = ferry::signing_key::generate();
+  const ferry::signing_key other = ferry::signing_key::generate();
+  ferry::trust_signed_code(trusted);
+  std::string under_other = unsigned_bytes;
+  ferry::detail::sign_frame(under_other, other);
+  std::string under_trusted = unsigned_bytes;
+  ferry::detail::sign_frame(under_trusted, trusted);
+
+  EXPECT_THROW((void)ferry::loads<int_fn>(unsigned_bytes), ferry::module_not_allowed_error);
+  EXPECT_THROW((void)ferry::loads<int_fn>(under_other, other), ferry::module_not_allowed_error);
+  EXPECT_FALSE(fs::exists(marker)) << "bytes that are not trusted loaded their module";
+  EXPECT_FALSE(is_mapped(module.filename().string()));
+
+  EXPECT_EQ(ferry::loads<int_fn>(under_trusted, trusted)(1), 101);
+  EXPECT_TRUE(fs::exists(marker));
+  fs::remove(marker);
+  ::unsetenv("FERRY_TEST_MARKER");
+}
+
+TEST_F(ModulePolicy, TrustedKeyStillRefusesAnotherBuild) {
+  // The bytes name a copy of the plugin; the copy is then replaced by
+  // another build of it.
+  const fs::path dir = fs::temp_directory_path() / ("ferry_trusted_swap_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path copy = dir / plugin.filename();
+  fs::copy_file(plugin, copy, fs::copy_options::overwrite_existing);
+  std::string bytes = bytes_from_plugin(copy, "lambda");
+  fs::copy_file(plugin_variant, copy, fs::copy_options::overwrite_existing);
+  const ferry::signing_key key = ferry::signing_key::generate();
+  ferry::trust_signed_code(key);
+  ferry::detail::sign_frame(bytes, key);
+  try {
+    (void)ferry::loads<int_fn>(bytes, key);
+    ADD_FAILURE() << "another build was loaded";
+  } catch (const ferry::build_id_mismatch_error& e) {
+    EXPECT_NE(e.expected(), e.found());
+  }
+  EXPECT_FALSE(is_mapped(copy.string()));
+  fs::remove_all(dir);
+}
+
+TEST_F(ModulePolicy, ClearingThePolicyForgetsTrustedKeys) {
+  std::string bytes = bytes_from_plugin(plugin, "lambda");
+  const ferry::signing_key key = ferry::signing_key::generate();
+  ferry::detail::sign_frame(bytes, key);
+  ferry::trust_signed_code(key);
+  ferry::clear_allowed_modules();
+  EXPECT_THROW((void)ferry::loads<int_fn>(bytes, key), ferry::module_not_allowed_error);
+}
+
 TEST(ModuleIdentity, ThisExecutableIsRecordedByItsRealPath) {
   ferry::function<int(int)> f = [](int x) { return x; };
   const std::string bytes = ferry::dumps(f);

@@ -39,6 +39,13 @@ FERRY_EXPORT void write_code_address(output_archive& ar, const void* code,
 // whose parameter list matches `function_type` (typeid(R(Args...)).name()).
 FERRY_EXPORT const void* read_code_address(input_archive& ar, const char* function_type);
 
+// Lets the modules that the bytes read through `ar` name be loaded from the
+// paths recorded in them, without the allow-list, because their source
+// vouches for them: a message verified under a pool's key, bytes signed with
+// a key trusted for code. The build-id is still checked before a file is
+// opened. Call before reading anything.
+FERRY_EXPORT void vouch_for_modules(input_archive& ar);
+
 // Bounds the nesting of ferry::function values being decoded.
 class FERRY_EXPORT depth_guard {
  public:
