@@ -50,9 +50,18 @@ inline constexpr bool has_cereal_function =
     cereal::traits::has_non_member_load<T, input_archive>::value ||
     cereal::traits::has_non_member_versioned_load<T, input_archive>::value;
 
+// An empty class has nothing to reflect, and Boost.PFR refuses one with a
+// base class (std::plus<int>, a functor deriving from a tag): empty classes
+// take the route below instead.
 template <class T>
 concept reflected_aggregate = std::is_class_v<T> && std::is_aggregate_v<T> && !std::is_union_v<T> &&
-                              !has_cereal_function<T>;
+                              !std::is_empty_v<T> && !has_cereal_function<T>;
+
+// An empty class without serialization of its own (a tag, std::less<int>)
+// as a field, an argument or a result: nothing to write.
+template <class T>
+concept empty_value = std::is_class_v<T> && std::is_empty_v<T> && std::is_default_constructible_v<T> &&
+                      !has_cereal_function<T>;
 
 template <class T, std::size_t... I>
 consteval bool has_pointer_field(std::index_sequence<I...>) {
@@ -91,6 +100,12 @@ void serialize(output_archive& ar, T& value) {
   if constexpr (detail::reflectable<T>())
     boost::pfr::for_each_field(value, [&ar](const auto& field) { ar(field); });
 }
+
+template <detail::empty_value T>
+void serialize(output_archive&, T&) {}
+
+template <detail::empty_value T>
+void serialize(input_archive&, T&) {}
 
 template <detail::reflected_aggregate T>
 void serialize(input_archive& ar, T& value) {

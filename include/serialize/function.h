@@ -119,6 +119,17 @@ class FERRY_HIDDEN callable_model final : public callable_base<R, Args...> {
   F f_;
 };
 
+// Makes the model of F. Hidden like the model, and called from the
+// always-inlined converting constructor of function, so that the model is
+// made by the module that wraps the callable even at -O0: an out-of-line
+// constructor has default visibility, and the dynamic linker would bind a
+// library's call to the executable's copy, attributing the library's code to
+// the executable.
+template <class F, class R, class... Args>
+struct FERRY_HIDDEN model_maker {
+  static const callable_base<R, Args...>* make(F f) { return new callable_model<F, R, Args...>(std::move(f)); }
+};
+
 template <class Signature>
 struct signature_traits;
 template <class R, class... Args>
@@ -153,7 +164,7 @@ class function<R(Args...)> {
   template <class F>
     requires(!std::is_same_v<std::remove_cvref_t<F>, function> &&
              std::is_invocable_r_v<R, const std::decay_t<F>&, Args...>)
-  function(F&& f) {  // NOLINT(google-explicit-constructor): like std::function
+  FERRY_ALWAYS_INLINE function(F&& f) {  // NOLINT(google-explicit-constructor): like std::function
     using D = std::decay_t<F>;
     if constexpr (detail::reflected_aggregate<D>) detail::check_reflectable<D>();  // says which field
     static_assert(detail::shippable<D> || detail::reflected_aggregate<D>, FERRY_NOT_SHIPPABLE_MESSAGE);
@@ -163,8 +174,22 @@ class function<R(Args...)> {
       }
       // Odr-use the registration so that the module registers D when it loads.
       static_cast<void>(&detail::registration<D, R(Args...)>::entry);
-      impl_ = std::make_shared<const detail::callable_model<D, R, Args...>>(std::forward<F>(f));
+      impl_.reset(detail::model_maker<D, R, Args...>::make(D(std::forward<F>(f))));
     }
+  }
+
+  // A callable that can only be called as non-const (a mutable lambda):
+  // ferry calls the held callable through const, as std::function's
+  // copies may run it concurrently. Fails to compile, saying so.
+  template <class F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, function> &&
+             !std::is_invocable_r_v<R, const std::decay_t<F>&, Args...> &&
+             std::is_invocable_r_v<R, std::decay_t<F>&, Args...>)
+  function(F&&) {  // NOLINT(google-explicit-constructor)
+    static_assert(sizeof(F) == 0,
+                  "ferry::function calls its callable through const, and this one can only be called "
+                  "as non-const (a mutable lambda?). Drop `mutable`, or keep changing state in the "
+                  "arguments and the result: a shipped callable's state does not come back.");
   }
 
   explicit operator bool() const noexcept { return impl_ != nullptr; }

@@ -4,6 +4,7 @@
 // callable goes through dumps/loads and is called on the other side.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -85,6 +86,36 @@ struct pod {
   int a;
   double b;
 };
+
+// Empty functors that derive from something, which Boost.PFR cannot
+// reflect: the standard function objects, and a functor with a tag base.
+struct functor_tag {};
+struct tagged_increment : functor_tag {
+  int operator()(int x) const { return x + 1; }
+};
+
+TEST(StatelessRoute, StandardFunctionObjects) {
+  ferry::function<int(int, int)> plus = std::plus<int>{};
+  EXPECT_EQ(round_trip(plus)(2, 3), 5);
+  ferry::function<bool(int, int)> less = std::less<int>{};
+  EXPECT_TRUE(round_trip(less)(1, 2));
+  EXPECT_FALSE(round_trip(less)(2, 1));
+}
+
+TEST(StatelessRoute, EmptyFunctorWithATagBase) {
+  ferry::function<int(int)> f = tagged_increment{};
+  EXPECT_EQ(round_trip(f)(41), 42);
+}
+
+TEST(AggregateRoute, EmptyFieldsWriteNothing) {
+  struct sorter {
+    std::less<int> order;  // empty, with a base
+    int bias;
+    int operator()(int a, int b) const { return (order(a, b) ? a : b) + bias; }
+  };
+  ferry::function<int(int, int)> f = sorter{{}, 10};
+  EXPECT_EQ(round_trip(f)(3, 7), 13);
+}
 
 TEST(BitwiseRoute, ScalarsEnumsAndStructs) {
   int n = 4;

@@ -12,6 +12,10 @@
 // merged across modules by the dynamic linker, see docs/design.md.
 #define FERRY_HIDDEN __attribute__((visibility("hidden")))
 
+// Inlined at every optimization level, -O0 included: for the code that must
+// run in the module of its caller (function.h's converting constructor).
+#define FERRY_ALWAYS_INLINE __attribute__((always_inline)) inline
+
 static_assert(std::endian::native == std::endian::little,
               "ferry's wire format is little-endian; big-endian hosts are not supported");
 
