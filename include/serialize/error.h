@@ -67,17 +67,22 @@ class FERRY_EXPORT module_not_found_error : public module_error {
 };
 
 // A file with the module's name was found but was built differently: its GNU
-// build-id differs from the one recorded. Ids are lower-case hex.
+// build-id differs from the one recorded. Ids are lower-case hex. path() is
+// the path recorded in the bytes; examined() the file whose build-id was
+// read (the last one, when several candidates were), which may be another.
 class FERRY_EXPORT build_id_mismatch_error : public module_error {
  public:
-  build_id_mismatch_error(std::string path, std::string expected_hex, std::string found_hex);
+  build_id_mismatch_error(std::string path, std::string expected_hex, std::string found_hex,
+                          std::string examined = {});
   ~build_id_mismatch_error() override;
   const std::string& expected() const noexcept { return expected_; }
   const std::string& found() const noexcept { return found_; }
+  const std::string& examined() const noexcept { return examined_; }
 
  private:
   std::string expected_;
   std::string found_;
+  std::string examined_;
 };
 
 // The module file exists and is allowed but cannot be used: it is not an ELF

@@ -17,6 +17,7 @@
 #include "serialize/named.h"
 #include "serialize/signing_key.h"
 #include "serialize/std_types.h"
+#include "serialize/unordered.h"
 #include "serialize/wire_format.h"
 
 #endif  // FERRY_SERIALIZE_SERIALIZE_H_

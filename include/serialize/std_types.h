@@ -1,7 +1,8 @@
 // Copyright ferry authors.
 //
 // cereal's support for the common std types (strings, containers, tuples,
-// optional, variant, smart pointers, chrono). function.h includes it: the
+// optional, variant, smart pointers, chrono), with unordered containers in a
+// canonical order (serialize/unordered.h). function.h includes it: the
 // code that calls a function across processes is instantiated where the
 // function is made, and must see how to serialize its argument and result
 // types there.
@@ -22,5 +23,7 @@
 #include <cereal/types/utility.hpp>
 #include <cereal/types/variant.hpp>
 #include <cereal/types/vector.hpp>
+
+#include "serialize/unordered.h"  // canonical order for ferry's archives
 
 #endif  // FERRY_SERIALIZE_STD_TYPES_H_

@@ -32,13 +32,18 @@ module_not_found_error::module_not_found_error(std::string path)
 module_not_found_error::~module_not_found_error() = default;
 
 build_id_mismatch_error::build_id_mismatch_error(std::string path, std::string expected_hex,
-                                                 std::string found_hex)
-    : module_error(path, "ferry: module '" + path + "' has build-id " +
+                                                 std::string found_hex, std::string examined)
+    : module_error(path, "ferry: module '" + path + "'" +
+                             (examined.empty() || examined == path
+                                  ? std::string()
+                                  : " was looked for at '" + examined + "', which") +
+                             " has build-id " +
                              (found_hex.empty() ? std::string("(none)") : found_hex) +
                              " but the bytes were made with build-id " + expected_hex +
                              "; sender and receiver must run the same build of that module"),
       expected_(std::move(expected_hex)),
-      found_(std::move(found_hex)) {}
+      found_(std::move(found_hex)),
+      examined_(examined.empty() ? this->path() : std::move(examined)) {}
 build_id_mismatch_error::~build_id_mismatch_error() = default;
 
 module_load_error::module_load_error(std::string path, std::string_view reason)

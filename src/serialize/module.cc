@@ -169,10 +169,12 @@ const module_record& resolve_module(const std::string& path, std::string_view bu
   if (const module_record* r = table.find_loaded(build_id)) return *r;  // loaded meanwhile
 
   std::string found_other;  // build-id of a candidate that is another build
+  std::string examined;     // that candidate
   for (const std::string& candidate : candidates_or_throw(path, vouched)) {
     const elf::file_facts facts = inspect_library(candidate);
     if (facts.build_id != build_id) {
       found_other = to_hex(facts.build_id);
+      examined = candidate;
       continue;
     }
     load_library(candidate);
@@ -180,7 +182,7 @@ const module_record& resolve_module(const std::string& path, std::string_view bu
     throw module_load_error(candidate, "loaded, but no module with build-id " +
                                            to_hex(build_id) + " appeared");
   }
-  throw build_id_mismatch_error(path, to_hex(build_id), found_other);
+  throw build_id_mismatch_error(path, to_hex(build_id), found_other, examined);
 }
 
 std::string to_hex(std::string_view bytes) {

@@ -144,6 +144,11 @@ TEST_F(ModulePolicy, OtherBuildIsABuildIdMismatch) {
     EXPECT_NE(e.expected(), e.found());
     EXPECT_NE(std::string(e.what()).find(e.expected()), std::string::npos);
     EXPECT_NE(std::string(e.what()).find(e.found()), std::string::npos);
+    // The file examined, in the allowed directory, is not the recorded one.
+    EXPECT_EQ(e.examined(), fs::canonical(dir / plugin.filename()).string());
+    EXPECT_EQ(e.path(), fs::path(plugin_variant).string());
+    EXPECT_NE(std::string(e.what()).find("was looked for at '" + e.examined() + "'"), std::string::npos)
+        << e.what();
   }
   EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
   fs::remove_all(dir);
