@@ -220,12 +220,14 @@ class FERRY_EXPORT process_pool {
   template <class R, class... P, class... Args>
   future<R> submit_function(const function<R(P...)>& fn, Args&&... args) {
     static_assert(sizeof...(P) == sizeof...(Args), "ferry::process_pool::submit: wrong number of arguments");
+    detail::check_task_signature<R, P...>();
     auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(args)), ...); };
     return future<R>(detail::submit_encoded(*core_, fn, 1, encode));
   }
 
   template <class R, class P, class Range>
   ordered_results<R> submit_chunks(const function<R(P)>& fn, const Range& inputs, std::size_t chunksize) {
+    detail::check_task_signature<R, P>();
     if (chunksize == 0) chunksize = 1;
     std::vector<detail::chunk> chunks;
     auto it = std::ranges::begin(inputs);

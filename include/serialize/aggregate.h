@@ -71,7 +71,8 @@ consteval bool has_pointer_field(std::index_sequence<I...>) {
 
 template <class T>
 consteval bool reflectable() {
-  if constexpr (!std::is_default_constructible_v<T> || !std::is_copy_assignable_v<T>)
+  if constexpr (!std::is_copy_constructible_v<T> || !std::is_default_constructible_v<T> ||
+                !std::is_copy_assignable_v<T>)
     return false;
   else
     return !has_pointer_field<T>(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
@@ -80,10 +81,16 @@ consteval bool reflectable() {
 // Fails to compile, naming the problem, unless T's fields can be shipped.
 template <class T>
 constexpr void check_reflectable() {
-  static_assert(std::is_default_constructible_v<T> && std::is_copy_assignable_v<T>,
+  static_assert(std::is_copy_constructible_v<T>,
+                "ferry: this aggregate has a field that cannot be copied (a std::mutex, a "
+                "std::atomic, a std::unique_ptr, a stream, ...); a shipped callable is copied. "
+                "Keep such state out of the callable: create it inside the call, or hold what "
+                "it protects by value.");
+  static_assert(!std::is_copy_constructible_v<T> ||
+                    (std::is_default_constructible_v<T> && std::is_copy_assignable_v<T>),
                 "ferry: this aggregate has a reference or const field; a reference means "
                 "nothing in another process. Hold the value itself.");
-  if constexpr (std::is_default_constructible_v<T>) {
+  if constexpr (std::is_copy_constructible_v<T> && std::is_default_constructible_v<T>) {
     static_assert(!has_pointer_field<T>(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{}),
                   "ferry: this aggregate has a raw pointer field; an address means nothing "
                   "in another process. Hold the value itself (or a ferry::function for code).");

@@ -57,6 +57,7 @@ class output_archive : public cereal::OutputArchive<output_archive, cereal::Allo
   friend struct detail::archive_access;
   std::string& out_;
   std::vector<const detail::module_record*> modules_;  // named so far in this payload
+  std::size_t depth_ = 0;  // nesting of ferry::function values being written
 };
 
 // Reads from bytes owned by the caller, who must keep them alive for the

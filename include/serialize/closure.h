@@ -19,6 +19,7 @@
 #ifndef FERRY_SERIALIZE_CLOSURE_H_
 #define FERRY_SERIALIZE_CLOSURE_H_
 
+#include <cstddef>
 #include <functional>
 #include <tuple>
 #include <type_traits>
@@ -30,9 +31,28 @@
 namespace ferry {
 namespace detail {
 
+// Fails to compile unless capture number `Position` (from 0), of type
+// `Capture`, can be serialized; the compiler's note names both.
+template <std::size_t Position, class Capture>
+consteval bool check_capture() {
+  static_assert(serializable_value<Capture>,
+                "ferry::closure: a capture cannot be shipped; the template arguments of "
+                "check_capture<Position, Capture> above say which. It must be default-"
+                "constructible and cereal-serializable by value: a std::string_view, a span, a "
+                "stream or a member pointer is not; capture a std::string or std::vector instead, "
+                "or give the type cereal functions");
+  return true;
+}
+
+template <class... Caps, std::size_t... I>
+consteval bool check_captures(std::index_sequence<I...>) {
+  return (check_capture<I, Caps>() && ...);
+}
+
 template <class Fn, class... Caps>
 class bound_closure {
   static_assert(shippable<Fn>, FERRY_NOT_SHIPPABLE_MESSAGE);
+  static_assert(check_captures<Caps...>(std::index_sequence_for<Caps...>{}));
 
  public:
   bound_closure(Fn fn, Caps... caps) : fn_(std::move(fn)), caps_(std::move(caps)...) {}

@@ -57,12 +57,6 @@ class function;
 
 namespace detail {
 
-template <class T>
-inline constexpr bool serializable_value =
-    std::is_default_constructible_v<T> &&
-    cereal::traits::is_output_serializable<T, output_archive>::value &&
-    cereal::traits::is_input_serializable<T, input_archive>::value;
-
 template <class R, class... Args>
 class callable_base : public callable_any {
  public:
@@ -208,6 +202,7 @@ class function<R(Args...)> {
       ar(static_cast<std::uint8_t>(wire::function_tag::empty));
       return;
     }
+    detail::depth_guard depth(ar);
     impl_->save(ar);
   }
 

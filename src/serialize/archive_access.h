@@ -15,8 +15,9 @@ struct archive_access {
   // The modules named so far in the payload, in order of first appearance.
   static std::vector<const module_record*>& modules(output_archive& ar) { return ar.modules_; }
   static std::vector<const module_record*>& modules(input_archive& ar) { return ar.modules_; }
-  // How deeply the ferry::function being read is nested.
+  // How deeply the ferry::function being read or written is nested.
   static std::size_t& depth(input_archive& ar) { return ar.depth_; }
+  static std::size_t& depth(output_archive& ar) { return ar.depth_; }
   static bool& vouched(input_archive& ar) { return ar.vouched_; }
 };
 

@@ -233,14 +233,23 @@ const void* read_code_address(input_archive& ar, const char* function_type) {
 
 void vouch_for_modules(input_archive& ar) { archive_access::vouched(ar) = true; }
 
-depth_guard::depth_guard(input_archive& ar) : ar_(ar) {
-  std::size_t& depth = archive_access::depth(ar_);
-  if (depth >= wire::max_function_depth)
-    throw format_error(ar_.offset(), "functions nested deeper than " +
-                                         std::to_string(wire::max_function_depth));
-  ++depth;
+depth_guard::depth_guard(input_archive& ar) : depth_(archive_access::depth(ar)) {
+  if (depth_ >= wire::max_function_depth)
+    throw format_error(ar.offset(), "functions nested deeper than " +
+                                        std::to_string(wire::max_function_depth));
+  ++depth_;
 }
 
-depth_guard::~depth_guard() { --archive_access::depth(ar_); }
+depth_guard::depth_guard(output_archive& ar) : depth_(archive_access::depth(ar)) {
+  if (depth_ >= wire::max_function_depth)
+    throw not_shippable_error("ferry: functions nested deeper than " +
+                              std::to_string(wire::max_function_depth) +
+                              " (ferry::wire::max_function_depth) cannot be shipped: no receiver "
+                              "would load them. Flatten the nesting (a loop over a vector of "
+                              "functions, say)");
+  ++depth_;
+}
+
+depth_guard::~depth_guard() { --depth_; }
 
 }  // namespace ferry::detail

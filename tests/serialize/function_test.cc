@@ -97,9 +97,33 @@ TEST(Function, NestingWithinTheLimitRoundTrips) {
   EXPECT_EQ(round_trip(nest(depth))(0), depth);
 }
 
+// dumps refuses what loads would refuse, so hostile bytes are made by hand:
+// every level of nest() but the first is the same record (tag, module
+// reference 0, key, type hash; the closure's state is its capture), so more
+// copies of it make a deeper nesting.
 TEST(Function, NestingBeyondTheLimitIsAFormatError) {
-  const std::string bytes = ferry::dumps(nest(static_cast<int>(ferry::wire::max_function_depth) + 5));
-  EXPECT_THROW(ferry::loads<ferry::function<int(int)>>(bytes), ferry::format_error);
+  const int deepest = static_cast<int>(ferry::wire::max_function_depth) - 1;
+  const std::string shallower = ferry::dumps(nest(deepest - 1));
+  const std::string bytes = ferry::dumps(nest(deepest));
+  const std::size_t level = bytes.size() - shallower.size();
+  const std::size_t last = bytes.size() - 2 * level;  // the last closure level, before the lambda
+  const std::string record = bytes.substr(last, level);
+  ASSERT_EQ(bytes.substr(last - level, level), record);
+  std::string deeper = bytes;
+  for (int i = 0; i < 6; ++i) deeper.insert(last, record);
+  EXPECT_THROW(ferry::loads<ferry::function<int(int)>>(ferry::testing::reseal(deeper)), ferry::format_error);
+  EXPECT_EQ(ferry::loads<ferry::function<int(int)>>(bytes)(0), deepest);
+}
+
+TEST(Function, DumpingDeeperThanLoadsAcceptsIsRefused) {
+  for (int depth : {static_cast<int>(ferry::wire::max_function_depth), 2000}) {
+    try {
+      (void)ferry::dumps(nest(depth));
+      ADD_FAILURE() << "nesting of " << depth << " was dumped";
+    } catch (const ferry::not_shippable_error& e) {
+      EXPECT_NE(std::string(e.what()).find("nested deeper than 64"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Function, OtherSignatureIsATypeMismatch) {

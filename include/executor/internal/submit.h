@@ -12,6 +12,7 @@
 #include "serialize/archive.h"
 #include "serialize/function.h"
 #include "serialize/internal/config.h"
+#include "serialize/internal/shippable.h"
 
 namespace ferry::detail {
 
@@ -31,6 +32,20 @@ decltype(auto) as_parameter(const A& arg) {
     return (arg);
   else
     return std::decay_t<P>(arg);
+}
+
+// Fails to compile, saying what to do, unless a task of this signature can
+// travel: its arguments to a worker, its result back to future::get.
+template <class R, class... P>
+constexpr void check_task_signature() {
+  static_assert((serializable_value<std::decay_t<P>> && ...),
+                "ferry::process_pool: an argument of this task cannot be sent to a worker: each "
+                "must be default-constructible and cereal-serializable by value (a pointer, a "
+                "reference to a stream or a std::string_view is not)");
+  static_assert(std::is_void_v<R> || serializable_value<std::decay_t<R>>,
+                "ferry::process_pool: the result of this task cannot come back from the worker: "
+                "it must be void, or default-constructible and cereal-serializable (give it a "
+                "default constructor, or return a struct of plain values)");
 }
 
 // The typed parts of a task: its function, and the arguments of each of its

@@ -46,16 +46,20 @@ FERRY_EXPORT const void* read_code_address(input_archive& ar, const char* functi
 // opened. Call before reading anything.
 FERRY_EXPORT void vouch_for_modules(input_archive& ar);
 
-// Bounds the nesting of ferry::function values being decoded.
+// Bounds the nesting of ferry::function values to wire::max_function_depth:
+// decoding deeper throws ferry::format_error, encoding deeper (which no
+// receiver would accept) ferry::not_shippable_error, before the stack runs
+// out either way.
 class FERRY_EXPORT depth_guard {
  public:
   explicit depth_guard(input_archive& ar);
+  explicit depth_guard(output_archive& ar);
   ~depth_guard();
   depth_guard(const depth_guard&) = delete;
   depth_guard& operator=(const depth_guard&) = delete;
 
  private:
-  input_archive& ar_;
+  std::size_t& depth_;
 };
 
 }  // namespace ferry::detail

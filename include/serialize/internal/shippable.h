@@ -31,6 +31,14 @@
 
 namespace ferry::detail {
 
+// A value that can travel: an argument, a result, a capture of
+// ferry::closure.
+template <class T>
+inline constexpr bool serializable_value =
+    std::is_default_constructible_v<T> &&
+    cereal::traits::is_output_serializable<T, output_archive>::value &&
+    cereal::traits::is_input_serializable<T, input_archive>::value;
+
 template <class F>
 concept function_pointer = std::is_pointer_v<F> && std::is_function_v<std::remove_pointer_t<F>>;
 
