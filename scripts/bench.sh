@@ -32,3 +32,5 @@ for mode in roundtrip throughput large start; do
   /usr/bin/python3 "$root/bench/loky_bench.py" "$mode" >>"$out/loky.jsonl"
 done
 python3 "$root/bench/compare.py" "$out"
+echo "module search directory (bench/search_path_bench.cc):"
+"$build/bench/search_path_bench"

@@ -9,7 +9,9 @@
 //      (or is an allowed file), else a file of the same name directly in an
 //      allowed directory. The file's build-id is read and compared before it
 //      is loaded, so a different build never runs its initializers;
-//   3. nothing else: a path outside the allowed set is never opened.
+//   3. otherwise, a file with that build-id in a search directory
+//      (add_module_search_path);
+//   4. nothing else: a path outside the allowed set is never opened.
 // Paths are compared after resolving symlinks and "..", so neither leads out
 // of an allowed directory. Nothing is allowed by default.
 //
@@ -46,6 +48,19 @@ FERRY_EXPORT void allow_module(const std::filesystem::path& path_or_directory);
 // The allowed files and directories, resolved to canonical paths.
 FERRY_EXPORT std::vector<std::filesystem::path> allowed_modules();
 
+// Searches `directory` for a module by its build-id when the recorded path is
+// missing or holds another build (the same build installed under another
+// prefix, in a container, on another host): every regular file directly in
+// it, and the debuginfod layout `directory/.build-id/ab/cdef...` (the id's
+// first byte in hex, then the rest). Files are indexed on the first search
+// and again when the directory changes. A search directory is allowed, as by
+// allow_module; files that resolve outside it (a symlink) are not used.
+// Throws ferry::error if it is not a directory.
+FERRY_EXPORT void add_module_search_path(const std::filesystem::path& directory);
+
+// The search directories, canonical, in the order they were added.
+FERRY_EXPORT std::vector<std::filesystem::path> module_search_paths();
+
 // Lets bytes signed with `key` (ferry::loads(bytes, key)) load the modules
 // they name from their recorded paths, as if allowed; a file of another
 // build is still refused. Only for a key whose holders may run code in this
@@ -54,8 +69,8 @@ FERRY_EXPORT std::vector<std::filesystem::path> allowed_modules();
 // under another key, still need the allow-list.
 FERRY_EXPORT void trust_signed_code(const signing_key& key);
 
-// Forgets every allowance and every trusted key. Modules already loaded stay
-// loaded and usable.
+// Forgets every allowance, search directory and trusted key. Modules already
+// loaded stay loaded and usable.
 FERRY_EXPORT void clear_allowed_modules();
 
 namespace detail {

@@ -183,6 +183,7 @@ std::string pool_core::hello_body() const {
   protocol::worker_config config;
   config.env = options_.env;
   for (const auto& p : allowed_modules()) config.allowed_modules.push_back(p.string());
+  for (const auto& p : module_search_paths()) config.module_search_paths.push_back(p.string());
   config.max_message_size = options_.max_message_size;
   config.shared_memory_threshold = options_.shared_memory_threshold;
   config.max_worker_memory = options_.max_worker_memory;

@@ -31,8 +31,8 @@ std::string encode_hello(std::string_view key, const worker_config& config,
                          const function<void()>& initializer) {
   std::string body(key);
   output_archive ar(body);
-  ar(config.env, config.allowed_modules, config.max_message_size, config.shared_memory_threshold,
-     config.max_worker_memory, initializer);
+  ar(config.env, config.allowed_modules, config.module_search_paths, config.max_message_size,
+     config.shared_memory_threshold, config.max_worker_memory, initializer);
   return body;
 }
 
@@ -47,7 +47,7 @@ std::string_view after_key(std::string_view body) {
 
 hello_reader::hello_reader(std::string_view body)
     : key_(body.substr(0, key_size)), ar_(after_key(body), key_size) {
-  ar_(config_.env, config_.allowed_modules, config_.max_message_size,
+  ar_(config_.env, config_.allowed_modules, config_.module_search_paths, config_.max_message_size,
       config_.shared_memory_threshold, config_.max_worker_memory);
 }
 

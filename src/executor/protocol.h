@@ -100,8 +100,8 @@ inline constexpr int authentication_status = 88;   // a message from the pool fa
 
 // --- hello ----------------------------------------------------------------
 // The pool's key (key_size bytes, raw), then in the archive encoding:
-// environment (map of strings), allowed module paths (vector of strings), u64
-// max message size, u64 shared-memory threshold, u64 memory limit (0: none),
+// environment (map of strings), allowed module paths (vector of strings),
+// module search directories (vector of strings), u64 max message size, u64 shared-memory threshold, u64 memory limit (0: none),
 // initializer (ferry::function<void()>).
 
 inline constexpr std::size_t key_size = 32;
@@ -109,6 +109,7 @@ inline constexpr std::size_t key_size = 32;
 struct worker_config {
   std::map<std::string, std::string> env;  // set in the worker before the initializer
   std::vector<std::string> allowed_modules;
+  std::vector<std::string> module_search_paths;
   std::uint64_t max_message_size = 0;
   std::uint64_t shared_memory_threshold = 0;
   std::uint64_t max_worker_memory = 0;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -44,6 +45,10 @@ int worker_loop(int fd) {
     const protocol::worker_config& config = in->config();
     for (const auto& [name, value] : config.env) ::setenv(name.c_str(), value.c_str(), 1);
     for (const std::string& path : config.allowed_modules) allow_module(path);
+    for (const std::string& path : config.module_search_paths) {
+      std::error_code ec;
+      if (std::filesystem::is_directory(path, ec)) add_module_search_path(path);  // else not here
+    }
     reader.set_max_body(config.max_message_size);
     shared_memory_threshold = config.shared_memory_threshold;
     memory_limit = config.max_worker_memory;

@@ -27,8 +27,9 @@ module_not_allowed_error::~module_not_allowed_error() = default;
 
 module_not_found_error::module_not_found_error(std::string path)
     : module_error(path, "ferry: module '" + path +
-                             "' is not loaded and was found neither at that path nor in any "
-                             "allowed directory") {}
+                             "' is not loaded and was found neither at that path, nor in any "
+                             "allowed directory, nor by its build-id in a search directory "
+                             "(ferry::add_module_search_path)") {}
 module_not_found_error::~module_not_found_error() = default;
 
 build_id_mismatch_error::build_id_mismatch_error(std::string path, std::string expected_hex,

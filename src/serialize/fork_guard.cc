@@ -13,7 +13,9 @@ void each(fork_phase phase) {
     hold_policy_for_fork(phase);
     hold_registry_for_fork(phase);
     hold_verified_for_fork(phase);
+    hold_build_id_index_for_fork(phase);
   } else {
+    hold_build_id_index_for_fork(phase);
     hold_verified_for_fork(phase);
     hold_registry_for_fork(phase);
     hold_policy_for_fork(phase);

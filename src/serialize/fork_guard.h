@@ -28,6 +28,7 @@ void hold_loaded_modules_for_fork(fork_phase phase);  // walks of the loaded obj
 void hold_policy_for_fork(fork_phase phase);
 void hold_registry_for_fork(fork_phase phase);
 void hold_verified_for_fork(fork_phase phase);  // function pointers already checked
+void hold_build_id_index_for_fork(fork_phase phase);
 
 template <class Mutex>
 void apply_fork_phase(Mutex& mu, fork_phase phase) {

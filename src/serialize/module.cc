@@ -7,11 +7,13 @@
 #include <optional>
 #include <system_error>
 
+#include "build_id_index.h"
 #include "elf_file.h"
 #include "fork_guard.h"
 #include "library_loader.h"
 #include "loaded_modules_linux.h"
 #include "module_policy_internal.h"
+#include "serialize/module_policy.h"
 #include "serialize/error.h"
 
 namespace ferry::detail {
@@ -118,17 +120,26 @@ const module_record& module_containing(const void* address) {
 
 namespace {
 
-std::vector<std::string> candidates_or_throw(const std::string& path, bool vouched = false) {
+// The files that may be loaded for a module recorded at `path`, best first.
+std::vector<std::string> candidates_for(const std::string& path, bool vouched) {
   std::vector<std::string> candidates = allowed_candidates(path);
   std::error_code ec;
   const std::filesystem::path recorded = std::filesystem::canonical(path, ec);
   if (vouched && !ec && std::filesystem::is_regular_file(recorded, ec) &&
       std::find(candidates.begin(), candidates.end(), recorded.string()) == candidates.end())
     candidates.insert(candidates.begin(), recorded.string());
-  if (candidates.empty()) {
-    if (std::filesystem::exists(path, ec)) throw module_not_allowed_error(path);
-    throw module_not_found_error(path);
-  }
+  return candidates;
+}
+
+[[noreturn]] void throw_not_loadable(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) throw module_not_allowed_error(path);
+  throw module_not_found_error(path);
+}
+
+std::vector<std::string> candidates_or_throw(const std::string& path) {
+  std::vector<std::string> candidates = candidates_for(path, false);
+  if (candidates.empty()) throw_not_loadable(path);
   return candidates;
 }
 
@@ -168,20 +179,28 @@ const module_record& resolve_module(const std::string& path, std::string_view bu
   std::lock_guard load_lock(table.load_mu);
   if (const module_record* r = table.find_loaded(build_id)) return *r;  // loaded meanwhile
 
+  auto load = [&](const std::string& file) -> const module_record& {
+    load_library(file);
+    if (const module_record* r = table.find_loaded(build_id)) return *r;
+    throw module_load_error(file, "loaded, but no module with build-id " + to_hex(build_id) +
+                                      " appeared");
+  };
   std::string found_other;  // build-id of a candidate that is another build
   std::string examined;     // that candidate
-  for (const std::string& candidate : candidates_or_throw(path, vouched)) {
+  const std::vector<std::string> candidates = candidates_for(path, vouched);
+  for (const std::string& candidate : candidates) {
     const elf::file_facts facts = inspect_library(candidate);
-    if (facts.build_id != build_id) {
-      found_other = to_hex(facts.build_id);
-      examined = candidate;
-      continue;
-    }
-    load_library(candidate);
-    if (const module_record* r = table.find_loaded(build_id)) return *r;
-    throw module_load_error(candidate, "loaded, but no module with build-id " +
-                                           to_hex(build_id) + " appeared");
+    if (facts.build_id == build_id) return load(candidate);
+    found_other = to_hex(facts.build_id);
+    examined = candidate;
   }
+  // The recorded path is missing or another build: the same build elsewhere.
+  const std::string found = find_by_build_id(module_search_paths(), build_id);
+  if (!found.empty()) {
+    inspect_library(found);
+    return load(found);
+  }
+  if (candidates.empty()) throw_not_loadable(path);
   throw build_id_mismatch_error(path, to_hex(build_id), found_other, examined);
 }
 

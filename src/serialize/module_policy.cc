@@ -18,6 +18,7 @@ struct policy {
   std::mutex mu;
   std::vector<fs::path> allowed;  // canonical
   std::vector<std::string> trusted_keys;
+  std::vector<fs::path> search;  // canonical, also in `allowed`
 };
 
 policy& the_policy() {
@@ -46,6 +47,24 @@ void allow_module(const fs::path& path_or_directory) {
     p.allowed.push_back(std::move(canonical));
 }
 
+void add_module_search_path(const fs::path& directory) {
+  std::error_code ec;
+  if (!fs::is_directory(directory, ec))
+    throw error("ferry::add_module_search_path: '" + directory.string() + "' is not a directory");
+  allow_module(directory);
+  const fs::path canonical = fs::canonical(directory, ec);
+  policy& p = the_policy();
+  std::lock_guard lock(p.mu);
+  if (std::find(p.search.begin(), p.search.end(), canonical) == p.search.end())
+    p.search.push_back(canonical);
+}
+
+std::vector<fs::path> module_search_paths() {
+  policy& p = the_policy();
+  std::lock_guard lock(p.mu);
+  return p.search;
+}
+
 std::vector<fs::path> allowed_modules() {
   policy& p = the_policy();
   std::lock_guard lock(p.mu);
@@ -65,6 +84,7 @@ void clear_allowed_modules() {
   std::lock_guard lock(p.mu);
   p.allowed.clear();
   p.trusted_keys.clear();
+  p.search.clear();
 }
 
 namespace detail {

@@ -71,6 +71,7 @@ TEST(Protocol, HelloRoundTrip) {
   protocol::worker_config config;
   config.env = {{"A", "1"}, {"B", "two"}};
   config.allowed_modules = {"/opt/plugins", "/usr/lib/libx.so"};
+  config.module_search_paths = {"/srv/modules"};
   config.max_message_size = 123456;
   config.shared_memory_threshold = 789;
   config.max_worker_memory = 1u << 30;
@@ -82,6 +83,7 @@ TEST(Protocol, HelloRoundTrip) {
   EXPECT_EQ(in.key(), key);
   EXPECT_EQ(in.config().env, config.env);
   EXPECT_EQ(in.config().allowed_modules, config.allowed_modules);
+  EXPECT_EQ(in.config().module_search_paths, config.module_search_paths);
   EXPECT_EQ(in.config().max_message_size, 123456u);
   EXPECT_EQ(in.config().shared_memory_threshold, 789u);
   EXPECT_EQ(in.config().max_worker_memory, 1u << 30);

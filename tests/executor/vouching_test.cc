@@ -95,4 +95,26 @@ TEST_F(Vouching, ModuleSwappedForAnotherBuildIsRefusedByItsBuildId) {
   ferry_test::expect_pool_serves(pool);
 }
 
+// The parent's file is gone by the time the worker looks (another prefix,
+// another host): the worker finds the same build in the search directories
+// the pool handed it when it started.
+TEST_F(Vouching, WorkersFindAModuleByItsBuildIdInTheSearchDirectories) {
+  scratch_dir dir;
+  fs::create_directories(dir.path / "elsewhere");
+  fs::copy_file(FERRY_TEST_PLUGIN, dir.path / "elsewhere" / "same_build.so");
+  ferry::add_module_search_path(dir.path / "elsewhere");
+  ferry::process_pool pool(ferry_test::options(1));
+  ferry_test::start_one_worker(pool);  // started before the plugin is loaded here
+  const fs::path installed = dir.path / "installed" / fs::path(FERRY_TEST_PLUGIN).filename();
+  fs::create_directories(installed.parent_path());
+  fs::copy_file(FERRY_TEST_PLUGIN, installed);
+  void* handle = ::dlopen(installed.c_str(), RTLD_NOW);
+  ASSERT_NE(handle, nullptr) << ::dlerror();
+  const int_fn f = closure_of(handle, "lambda");
+  fs::remove_all(dir.path / "installed");
+  auto r = pool.submit(f, 41);
+  EXPECT_EQ(get_within(r), 42);
+  ferry::clear_allowed_modules();
+}
+
 int main(int argc, char** argv) { return ferry_test::run_tests(argc, argv); }

@@ -360,6 +360,114 @@ TEST_F(ModulePolicy, ClearingThePolicyForgetsTrustedKeys) {
   EXPECT_THROW((void)ferry::loads<int_fn>(bytes, key), ferry::module_not_allowed_error);
 }
 
+// --- Found by build-id in search directories ---
+
+namespace {
+
+// A directory of the test's own, removed afterwards.
+struct scratch {
+  fs::path path;
+  explicit scratch(const std::string& name)
+      : path(fs::temp_directory_path() / ("ferry_" + name + "_" + std::to_string(getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~scratch() { fs::remove_all(path); }
+};
+
+// Bytes of the plugin's lambda (x + 1), made by a child that loads the
+// plugin from a copy at `recorded`.
+std::string bytes_recorded_at(const fs::path& recorded) {
+  fs::create_directories(recorded.parent_path());
+  fs::copy_file(plugin, recorded, fs::copy_options::overwrite_existing);
+  return bytes_from_plugin(recorded, "lambda");
+}
+
+std::string build_id_hex(const fs::path& file) {
+  // The build-id as the bytes record it: read from a dump made with it.
+  const std::string bytes = bytes_from_plugin(file, "lambda");
+  const auto l = ferry::testing::layout_of(bytes);
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : bytes.substr(l.build_id_at, l.build_id_size)) {
+    hex.push_back(digits[c >> 4]);
+    hex.push_back(digits[c & 15]);
+  }
+  return hex;
+}
+
+}  // namespace
+
+TEST_F(ModulePolicy, SameBuildAtAnotherPathIsFoundByItsBuildId) {
+  scratch sender("sender_prefix"), receiver("receiver_prefix");
+  const std::string bytes = bytes_recorded_at(sender.path / "lib" / plugin.filename());
+  fs::remove_all(sender.path);  // not at the recorded path here
+  fs::copy_file(plugin, receiver.path / "renamed.so");
+  EXPECT_THROW((void)ferry::loads<int_fn>(bytes), ferry::module_not_found_error);
+  ferry::add_module_search_path(receiver.path);
+  EXPECT_EQ(ferry::module_search_paths(), std::vector<fs::path>{fs::canonical(receiver.path)});
+  EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 2);
+  EXPECT_TRUE(is_mapped("renamed.so"));
+}
+
+TEST_F(ModulePolicy, RecordedPathHoldingAnotherBuildFallsBackToTheSearch) {
+  scratch sender("other_build"), receiver("same_build");
+  const fs::path recorded = sender.path / plugin.filename();
+  const std::string bytes = bytes_recorded_at(recorded);
+  fs::copy_file(plugin_variant, recorded, fs::copy_options::overwrite_existing);
+  ferry::allow_module(sender.path);
+  EXPECT_THROW((void)ferry::loads<int_fn>(bytes), ferry::build_id_mismatch_error);
+  fs::copy_file(plugin, receiver.path / "the_right_one.so");
+  ferry::add_module_search_path(receiver.path);
+  EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 2);
+  EXPECT_TRUE(is_mapped("the_right_one.so"));
+  EXPECT_FALSE(is_mapped(recorded.string()));
+}
+
+TEST_F(ModulePolicy, DebuginfodLayoutIsSearched) {
+  scratch sender("debuginfod_sender"), store("debuginfod_store");
+  const std::string bytes = bytes_recorded_at(sender.path / plugin.filename());
+  fs::remove_all(sender.path);
+  const std::string hex = build_id_hex(plugin);
+  fs::create_directories(store.path / "files");
+  fs::copy_file(plugin, store.path / "files" / "libplugin-1.0.so");
+  fs::create_directories(store.path / ".build-id" / hex.substr(0, 2));
+  fs::create_symlink("../../files/libplugin-1.0.so", store.path / ".build-id" / hex.substr(0, 2) / hex.substr(2));
+  ferry::add_module_search_path(store.path);
+  EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 2);
+  EXPECT_TRUE(is_mapped("libplugin-1.0.so"));
+}
+
+TEST_F(ModulePolicy, SymlinkOutOfASearchDirectoryIsNotFollowed) {
+  scratch sender("symlink_sender"), outside("symlink_outside"), store("symlink_store");
+  const std::string bytes = bytes_recorded_at(sender.path / plugin.filename());
+  fs::remove_all(sender.path);
+  fs::copy_file(plugin, outside.path / "escaped.so");
+  const std::string hex = build_id_hex(plugin);
+  fs::create_symlink(outside.path / "escaped.so", store.path / "link.so");
+  fs::create_directories(store.path / ".build-id" / hex.substr(0, 2));
+  fs::create_symlink(outside.path / "escaped.so", store.path / ".build-id" / hex.substr(0, 2) / hex.substr(2));
+  ferry::add_module_search_path(store.path);
+  EXPECT_THROW((void)ferry::loads<int_fn>(bytes), ferry::module_not_found_error);
+  EXPECT_FALSE(is_mapped("escaped.so"));
+}
+
+TEST_F(ModulePolicy, FileAddedToASearchDirectoryLaterIsFound) {
+  scratch sender("late_sender"), store("late_store");
+  const std::string bytes = bytes_recorded_at(sender.path / plugin.filename());
+  fs::remove_all(sender.path);
+  fs::copy_file(plugin_variant, store.path / "another_build.so");
+  ferry::add_module_search_path(store.path);
+  EXPECT_THROW((void)ferry::loads<int_fn>(bytes), ferry::module_not_found_error);  // indexed now
+  fs::copy_file(plugin, store.path / "arrived_later.so");
+  EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 2);
+}
+
+TEST_F(ModulePolicy, SearchPathMustBeADirectory) {
+  EXPECT_THROW(ferry::add_module_search_path(plugin), ferry::error);
+  EXPECT_THROW(ferry::add_module_search_path("/no/such/directory"), ferry::error);
+}
+
 TEST(ModuleIdentity, ThisExecutableIsRecordedByItsRealPath) {
   ferry::function<int(int)> f = [](int x) { return x; };
   const std::string bytes = ferry::dumps(f);
