@@ -13,6 +13,7 @@
 #include "serialize/dumps.h"
 #include "serialize/error.h"
 #include "serialize/function.h"
+#include "serialize/inspect.h"
 #include "serialize/module_policy.h"
 #include "serialize/named.h"
 #include "serialize/signing_key.h"

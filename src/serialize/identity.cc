@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <absl/container/flat_hash_set.h>
@@ -14,6 +15,7 @@
 #include "archive_access.h"
 #include "demangle.h"
 #include "fork_guard.h"
+#include "identity.h"
 #include "module.h"
 #include "registry.h"
 #include "serialize/error.h"
@@ -52,6 +54,15 @@ void write_module_ref(output_archive& ar, const module_record& m) {
   write_bytes(ar, m.build_id);
 }
 
+// The path and build-id that introduce a module the first time it is named.
+std::pair<std::string, std::string> read_new_module(input_archive& ar) {
+  std::string path = read_bounded(ar, wire::max_module_path, "module path");
+  const std::size_t id_at = ar.offset();
+  std::string build_id = read_bounded(ar, wire::max_build_id, "build-id");
+  if (build_id.empty()) throw format_error(id_at, "empty build-id for module '" + path + "'");
+  return {std::move(path), std::move(build_id)};
+}
+
 const module_record& read_module_ref(input_archive& ar) {
   const std::size_t at = ar.offset();
   std::uint32_t ref;
@@ -64,10 +75,7 @@ const module_record& read_module_ref(input_archive& ar) {
   if (named.size() >= wire::max_modules_per_payload)
     throw format_error(at, "more than " + std::to_string(wire::max_modules_per_payload) +
                                " modules named in one payload");
-  const std::string path = read_bounded(ar, wire::max_module_path, "module path");
-  const std::size_t id_at = ar.offset();
-  const std::string build_id = read_bounded(ar, wire::max_build_id, "build-id");
-  if (build_id.empty()) throw format_error(id_at, "empty build-id for module '" + path + "'");
+  const auto [path, build_id] = read_new_module(ar);
   const module_record& m = resolve_module(path, build_id, archive_access::vouched(ar));
   named.push_back(&m);
   return m;
@@ -183,6 +191,30 @@ const registry_entry& read_named_entry(input_archive& ar, const char* signature)
 }
 
 }  // namespace
+
+recorded_identity peek_identity(input_archive& ar) {
+  recorded_identity id;
+  id.tag = read_function_tag(ar);
+  if (id.tag == wire::function_tag::empty) return id;
+  if (id.tag == wire::function_tag::named) {
+    id.stable_name = read_bounded(ar, wire::max_stable_name, "stable name");
+    id.module_path = read_bounded(ar, wire::max_module_path, "module path");
+    return id;
+  }
+  const std::size_t at = ar.offset();
+  std::uint32_t ref;
+  ar(ref);
+  if (ref != 0) throw format_error(at, "the first function's module reference is not a new module");
+  std::tie(id.module_path, id.build_id) = read_new_module(ar);
+  ar(id.key, id.type_hash);
+  return id;
+}
+
+const registry_entry* find_recorded_entry(const recorded_identity& id, const module_record& m) {
+  const registry_entry* entry = find_entry(m.base + id.key);
+  if (entry == nullptr || entry->type_hash != id.type_hash || &module_of(*entry) != &m) return nullptr;
+  return entry;
+}
 
 const registry_entry& read_entry(input_archive& ar, wire::function_tag tag,
                                  const char* signature) {

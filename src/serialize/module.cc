@@ -171,6 +171,32 @@ void load_module_by_path(const std::string& path) {
   load_library(candidate);
 }
 
+namespace {
+
+// The file that loading the module would open, chosen by the policy and
+// checked by its build-id; throws the module error that refuses it.
+std::string choose_file(const std::string& path, std::string_view build_id, bool vouched) {
+  std::string found_other;  // build-id of a candidate that is another build
+  std::string examined;     // that candidate
+  const std::vector<std::string> candidates = candidates_for(path, vouched);
+  for (const std::string& candidate : candidates) {
+    const elf::file_facts facts = inspect_library(candidate);
+    if (facts.build_id == build_id) return candidate;
+    found_other = to_hex(facts.build_id);
+    examined = candidate;
+  }
+  // The recorded path is missing or another build: the same build elsewhere.
+  const std::string found = find_by_build_id(module_search_paths(), build_id);
+  if (!found.empty()) {
+    inspect_library(found);
+    return found;
+  }
+  if (candidates.empty()) throw_not_loadable(path);
+  throw build_id_mismatch_error(path, to_hex(build_id), found_other, examined);
+}
+
+}  // namespace
+
 const module_record& resolve_module(const std::string& path, std::string_view build_id,
                                     bool vouched) {
   module_table& table = module_table::instance();
@@ -179,29 +205,21 @@ const module_record& resolve_module(const std::string& path, std::string_view bu
   std::lock_guard load_lock(table.load_mu);
   if (const module_record* r = table.find_loaded(build_id)) return *r;  // loaded meanwhile
 
-  auto load = [&](const std::string& file) -> const module_record& {
-    load_library(file);
-    if (const module_record* r = table.find_loaded(build_id)) return *r;
-    throw module_load_error(file, "loaded, but no module with build-id " + to_hex(build_id) +
-                                      " appeared");
-  };
-  std::string found_other;  // build-id of a candidate that is another build
-  std::string examined;     // that candidate
-  const std::vector<std::string> candidates = candidates_for(path, vouched);
-  for (const std::string& candidate : candidates) {
-    const elf::file_facts facts = inspect_library(candidate);
-    if (facts.build_id == build_id) return load(candidate);
-    found_other = to_hex(facts.build_id);
-    examined = candidate;
+  const std::string file = choose_file(path, build_id, vouched);
+  load_library(file);
+  if (const module_record* r = table.find_loaded(build_id)) return *r;
+  throw module_load_error(file, "loaded, but no module with build-id " + to_hex(build_id) +
+                                    " appeared");
+}
+
+module_probe probe_module(const std::string& path, std::string_view build_id) {
+  if (const module_record* r = module_table::instance().find_loaded(build_id))
+    return {module_probe::verdict::loaded, r, r->path, {}};
+  try {
+    return {module_probe::verdict::loadable, nullptr, choose_file(path, build_id, false), {}};
+  } catch (const std::exception& e) {
+    return {module_probe::verdict::refused, nullptr, {}, e.what()};
   }
-  // The recorded path is missing or another build: the same build elsewhere.
-  const std::string found = find_by_build_id(module_search_paths(), build_id);
-  if (!found.empty()) {
-    inspect_library(found);
-    return load(found);
-  }
-  if (candidates.empty()) throw_not_loadable(path);
-  throw build_id_mismatch_error(path, to_hex(build_id), found_other, examined);
 }
 
 std::string to_hex(std::string_view bytes) {

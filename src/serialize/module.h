@@ -41,6 +41,15 @@ const module_record& module_containing(const void* address);
 const module_record& resolve_module(const std::string& path, std::string_view build_id,
                                     bool vouched);
 
+// What resolve_module would do, without loading anything.
+struct module_probe {
+  enum class verdict { loaded, loadable, refused } outcome;
+  const module_record* record = nullptr;  // loaded
+  std::string file;                       // loaded: its path; loadable: the file it would load
+  std::string reason;                     // refused: what resolve_module would throw
+};
+module_probe probe_module(const std::string& path, std::string_view build_id);
+
 // Loads the module recorded at `path` (from there or an allowed directory)
 // whatever its build-id, for callables identified by a stable name. Does
 // nothing if a module is already loaded from the file it would load. Throws

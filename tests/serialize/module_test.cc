@@ -468,6 +468,58 @@ TEST_F(ModulePolicy, SearchPathMustBeADirectory) {
   EXPECT_THROW(ferry::add_module_search_path("/no/such/directory"), ferry::error);
 }
 
+// --- ferry::inspect: what loading would need, loading nothing ---
+
+TEST_F(ModulePolicy, InspectSaysWhatLoadingWouldNeedAndLoadsNothing) {
+  const std::string bytes = bytes_from_plugin(plugin, "lambda");
+  ferry::inspection what = ferry::inspect(bytes);
+  EXPECT_EQ(what.kind, "keyed");
+  EXPECT_FALSE(what.is_signed);
+  EXPECT_EQ(what.module_path, plugin.string());
+  EXPECT_EQ(what.build_id, build_id_hex(plugin));
+  EXPECT_EQ(what.status, ferry::inspection::module_status::refused);
+  EXPECT_NE(what.refusal.find("allow_module"), std::string::npos) << what.refusal;
+  EXPECT_EQ(what.signature, "");  // not known before the module is loaded
+
+  ferry::allow_module(plugin.parent_path());
+  what = ferry::inspect(bytes);
+  EXPECT_EQ(what.status, ferry::inspection::module_status::loadable);
+  EXPECT_EQ(what.file, fs::canonical(plugin).string());
+  EXPECT_FALSE(is_mapped("libferry_test_plugin.so")) << "inspect loaded the module";
+
+  EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 2);
+  what = ferry::inspect(bytes);
+  EXPECT_EQ(what.status, ferry::inspection::module_status::loaded);
+  EXPECT_EQ(what.signature, "int (int)");
+  EXPECT_NE(ferry::to_string(what).find("status: loaded"), std::string::npos) << ferry::to_string(what);
+}
+
+TEST_F(ModulePolicy, InspectNamesTheBuildThatWouldBeRefused) {
+  const std::string bytes = bytes_from_plugin(plugin_variant, "lambda");
+  scratch dir("inspect_other_build");
+  fs::copy_file(plugin, dir.path / plugin.filename());
+  ferry::allow_module(dir.path);
+  const ferry::inspection what = ferry::inspect(bytes);
+  EXPECT_EQ(what.status, ferry::inspection::module_status::refused);
+  EXPECT_NE(what.refusal.find("was looked for at"), std::string::npos) << what.refusal;
+  EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
+}
+
+TEST_F(ModulePolicy, InspectReadsNamedAndSignedFunctions) {
+  std::string bytes = bytes_from_plugin(plugin, "named");
+  ferry::inspection what = ferry::inspect(bytes);
+  EXPECT_EQ(what.kind, "named");
+  EXPECT_EQ(what.stable_name, "test.plugin.add_ten");
+  EXPECT_EQ(what.status, ferry::inspection::module_status::refused);
+  ferry::detail::sign_frame(bytes, ferry::signing_key::generate());
+  what = ferry::inspect(bytes);
+  EXPECT_TRUE(what.is_signed);
+  EXPECT_EQ(what.kind, "named");
+  EXPECT_EQ(ferry::inspect(ferry::dumps(int_fn{})).kind, "empty");
+  EXPECT_THROW((void)ferry::inspect("not ferry bytes at all"), ferry::format_error);
+  EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
+}
+
 TEST(ModuleIdentity, ThisExecutableIsRecordedByItsRealPath) {
   ferry::function<int(int)> f = [](int x) { return x; };
   const std::string bytes = ferry::dumps(f);
