@@ -13,7 +13,9 @@
 //   // address of the sender's memory: garbage, a crash, or, in a forked
 //   // worker, a stale copy that silently looks right.
 //
-// Use it only when every capture is a plain value: arithmetic types, enums,
+// The padding between captures is zeroed in the copy (GCC's
+// __builtin_clear_padding); a compiler without that builtin refuses closure
+// types that may have padding. Use it only when every capture is a plain value: arithmetic types, enums,
 // trivially copyable structs of those. Capture by [=] of such values is fine;
 // [&], `this`, pointers, std::string_view and spans are never fine. For
 // captures that own memory (std::string, std::vector) use ferry::closure.
@@ -32,6 +34,15 @@
 
 #include "serialize/archive.h"
 
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_clear_padding)
+#define FERRY_CAN_CLEAR_PADDING 1
+#endif
+#endif
+#ifndef FERRY_CAN_CLEAR_PADDING
+#define FERRY_CAN_CLEAR_PADDING 0
+#endif
+
 namespace ferry {
 namespace detail {
 
@@ -41,9 +52,23 @@ class bitwise_callable {
                 "ferry::bitwise needs a lambda whose captures are all trivially copyable "
                 "values; for captures such as std::string use ferry::closure(fn, captures...)");
   static_assert(!std::is_pointer_v<F>, "ferry::bitwise takes a lambda, not a pointer");
+#if !FERRY_CAN_CLEAR_PADDING
+  static_assert(std::has_unique_object_representations_v<F>,
+                "ferry::bitwise: this compiler cannot clear the padding between a lambda's "
+                "captures, which would leave the process with the bytes; it takes here only "
+                "lambdas without padding or floating-point captures. Use ferry::closure(fn, "
+                "captures...) instead");
+#endif
 
  public:
-  explicit bitwise_callable(const F& f) noexcept { std::memcpy(bytes_, std::addressof(f), sizeof(F)); }
+  // Copies f's bytes, with the padding between its captures zeroed: what
+  // the sender's memory held there must not leave the process.
+  explicit bitwise_callable(const F& f) noexcept {
+    std::memcpy(bytes_, std::addressof(f), sizeof(F));
+#if FERRY_CAN_CLEAR_PADDING
+    __builtin_clear_padding(std::launder(reinterpret_cast<F*>(bytes_)));
+#endif
+  }
 
   template <class... A>
   auto operator()(A&&... args) const -> std::invoke_result_t<const F&, A...> {
