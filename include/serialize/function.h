@@ -105,8 +105,14 @@ class FERRY_HIDDEN callable_model final : public callable_base<R, Args...> {
   }
 
   void save(output_archive& ar) const override {
-    write_entry(ar, registration<F, R(Args...)>::entry);
-    save_state(ar, f_);
+    if constexpr (is_pointer_to<F, R(Args...)>) {
+      // Named by its target's module alone: wherever it was wrapped, any
+      // process that has the target's module can call it.
+      write_pointer_record(ar, reinterpret_cast<const void*>(f_), typeid(R(Args...)).name());
+    } else {
+      write_entry(ar, registration<F, R(Args...)>::entry);
+      save_state(ar, f_);
+    }
   }
 
  private:
@@ -138,6 +144,18 @@ callable_any* callable_maker<F, Signature>::make(input_archive& ar) {
   using traits = signature_traits<Signature>;
   typename traits::base* made = new typename traits::template model<F>(load_state<F>(ar));
   return made;
+}
+
+template <class F, class Signature>
+callable_any* callable_maker<F, Signature>::from_code(const void* code) {
+  if constexpr (is_pointer_to<F, Signature>) {
+    using traits = signature_traits<Signature>;
+    typename traits::base* made =
+        new typename traits::template model<F>(reinterpret_cast<F>(const_cast<void*>(code)));
+    return made;
+  } else {
+    return nullptr;
+  }
 }
 
 }  // namespace detail
@@ -213,6 +231,13 @@ class function<R(Args...)> {
       return;
     }
     detail::depth_guard depth(ar);
+    if (tag == wire::function_tag::pointer) {
+      using pointer = R (*)(Args...);
+      const void* code = detail::read_pointer_record(ar, typeid(R(Args...)).name());
+      impl_.reset(detail::model_maker<pointer, R, Args...>::make(
+          reinterpret_cast<pointer>(const_cast<void*>(code))));
+      return;
+    }
     const detail::registry_entry& entry = detail::read_entry(ar, tag, typeid(R(Args...)).name());
     // The entry is for this signature (read_entry checked), so this is a base.
     impl_.reset(static_cast<const base*>(entry.make(ar)));

@@ -32,15 +32,16 @@ struct inspection {
   enum class module_status { none, loaded, loadable, refused };
 
   bool is_signed = false;     // magic FRS; its signature was not checked
-  std::string kind;           // "empty", "keyed" or "named"
+  std::string kind;           // "empty", "keyed", "named" or "pointer"
   std::string module_path;    // as recorded in the bytes
   std::string build_id;       // hex; empty for a named function
   module_status status = module_status::none;
   std::string file;           // loaded: where from; loadable: the file loads would open
   std::string refusal;        // refused: the error loads would throw, its what()
-  std::uint64_t key = 0;      // keyed: offset of the type's registration in its module
+  std::uint64_t key = 0;      // keyed: offset of the type's registration in its
+                              // module; pointer: offset of the function
   std::string stable_name;    // named
-  // Known once the module is loaded: demangled; "" otherwise.
+  // Known once the module is loaded (for a pointer, always): demangled.
   std::string signature;      // e.g. "int (int)"
   std::string type_name;      // the closure type
 };

@@ -38,10 +38,14 @@ enum class function_tag : std::uint8_t {
   empty = 0,  // nothing follows
   keyed = 1,  // module_ref, u64 key, u64 type hash, state
   named = 2,  // stable name, module path (no build-id), state
+  pointer = 3,  // signature (mangled), module_ref, u64 offset: a function
+                // pointer, named by the module of its target alone
 };
 
 // Longest stable name (ferry::named) accepted on the wire.
 inline constexpr std::size_t max_stable_name = 256;
+// Longest mangled signature of a function pointer record.
+inline constexpr std::size_t max_signature = 4096;
 
 // A module reference is a u32 index into the modules already named in this
 // payload. The index equal to that count introduces a new module: its path

@@ -2,17 +2,44 @@
 #include "executor_support.h"
 
 #include "archive_access.h"
+#include "demangle.h"
+#include "registry.h"
+#include "serialize/error.h"
 #include "elf_file.h"
 #include "loaded_modules_linux.h"
 #include "module.h"
 #include "serialize/internal/identity.h"
 
 namespace ferry::detail {
+namespace {
+
+// A function pointer record, read without knowing its signature: some
+// loaded module must have the code that calls a pointer of that signature.
+std::shared_ptr<const callable_any> load_any_pointer(input_archive& ar) {
+  const std::size_t at = ar.offset();
+  const std::uint64_t n = ar.load_count();
+  if (n > wire::max_signature) throw format_error(at, "signature too long");
+  std::string signature(n, '\0');
+  ar.loadBinary(signature.data(), n);
+  const void* code = read_code_address(ar, signature.c_str());
+  const registry_entry* caller = find_pointer_caller(signature);
+  if (caller == nullptr)
+    throw not_shippable_error(
+        "ferry: no module loaded here can call a function pointer of signature '" +
+        demangle(signature.c_str()) +
+        "' without knowing that signature (a generic worker, ferry-worker, does not): wrap the "
+        "call in a capture-less lambda, which ships the code that calls it, or use "
+        "start_method::spawn or start_method::fork");
+  return std::shared_ptr<const callable_any>(caller->make_from_code(code));
+}
+
+}  // namespace
 
 std::shared_ptr<const callable_any> load_any_function(input_archive& ar) {
   const wire::function_tag tag = read_function_tag(ar);
   if (tag == wire::function_tag::empty) return nullptr;
   depth_guard depth(ar);
+  if (tag == wire::function_tag::pointer) return load_any_pointer(ar);
   const registry_entry& entry = read_entry(ar, tag, nullptr);
   return std::shared_ptr<const callable_any>(entry.make(ar));
 }

@@ -192,6 +192,18 @@ const registry_entry& read_named_entry(input_archive& ar, const char* signature)
 
 }  // namespace
 
+void write_pointer_record(output_archive& ar, const void* code, const char* signature) {
+  ar(static_cast<std::uint8_t>(wire::function_tag::pointer));
+  write_bytes(ar, signature);
+  write_code_address(ar, code, signature);
+}
+
+const void* read_pointer_record(input_archive& ar, const char* signature) {
+  const std::string recorded = read_bounded(ar, wire::max_signature, "signature");
+  if (recorded != signature) throw type_mismatch_error(demangle(signature), demangle(recorded.c_str()));
+  return read_code_address(ar, signature);
+}
+
 recorded_identity peek_identity(input_archive& ar) {
   recorded_identity id;
   id.tag = read_function_tag(ar);
@@ -201,12 +213,15 @@ recorded_identity peek_identity(input_archive& ar) {
     id.module_path = read_bounded(ar, wire::max_module_path, "module path");
     return id;
   }
+  if (id.tag == wire::function_tag::pointer)
+    id.signature = read_bounded(ar, wire::max_signature, "signature");
   const std::size_t at = ar.offset();
   std::uint32_t ref;
   ar(ref);
   if (ref != 0) throw format_error(at, "the first function's module reference is not a new module");
   std::tie(id.module_path, id.build_id) = read_new_module(ar);
-  ar(id.key, id.type_hash);
+  ar(id.key);
+  if (id.tag == wire::function_tag::keyed) ar(id.type_hash);
   return id;
 }
 
@@ -237,9 +252,9 @@ wire::function_tag read_function_tag(input_archive& ar) {
   const std::size_t at = ar.offset();
   std::uint8_t tag;
   ar(tag);
-  if (tag > static_cast<std::uint8_t>(wire::function_tag::named))
+  if (tag > static_cast<std::uint8_t>(wire::function_tag::pointer))
     throw format_error(at, "unknown function tag " + std::to_string(tag) +
-                               " (expected 0 empty, 1 keyed or 2 named)");
+                               " (expected 0 empty, 1 keyed, 2 named or 3 pointer)");
   return static_cast<wire::function_tag>(tag);
 }
 

@@ -20,7 +20,8 @@ struct recorded_identity {
   wire::function_tag tag = wire::function_tag::empty;
   std::string module_path;   // keyed and named
   std::string build_id;      // raw; keyed only
-  std::uint64_t key = 0;     // keyed only
+  std::uint64_t key = 0;     // keyed: the registration's offset; pointer: the code's
+  std::string signature;     // pointer only: mangled
   std::uint64_t type_hash = 0;
   std::string stable_name;   // named only
 };

@@ -31,6 +31,7 @@ const char* kind_name(wire::function_tag tag) {
     case wire::function_tag::empty: return "empty";
     case wire::function_tag::keyed: return "keyed";
     case wire::function_tag::named: return "named";
+    case wire::function_tag::pointer: return "pointer";
   }
   return "unknown";
 }
@@ -67,6 +68,7 @@ inspection inspect(std::string_view bytes) {
   }
   what.build_id = detail::to_hex(id.build_id);
   what.key = id.key;
+  if (id.tag == wire::function_tag::pointer) what.signature = detail::demangle(id.signature.c_str());
   const detail::module_probe probe = detail::probe_module(id.module_path, id.build_id);
   what.file = probe.file;
   what.refusal = probe.reason;
@@ -75,7 +77,7 @@ inspection inspect(std::string_view bytes) {
     case detail::module_probe::verdict::loadable: what.status = inspection::module_status::loadable; break;
     case detail::module_probe::verdict::refused: what.status = inspection::module_status::refused; break;
   }
-  if (probe.record != nullptr) {
+  if (probe.record != nullptr && id.tag == wire::function_tag::keyed) {
     if (const detail::registry_entry* e = detail::find_recorded_entry(id, *probe.record)) {
       what.signature = detail::demangle(e->signature);
       what.type_name = detail::demangle(e->type_name);
@@ -94,6 +96,7 @@ std::string to_string(const inspection& what) {
   out += "module: " + what.module_path + "\n";
   if (!what.build_id.empty()) out += "build-id: " + what.build_id + "\n";
   if (what.kind == "keyed") out += "key: " + std::to_string(what.key) + "\n";
+  if (what.kind == "pointer") out += "offset: " + std::to_string(what.key) + "\n";
   switch (what.status) {
     case inspection::module_status::loaded: out += "status: loaded, from " + what.file + "\n"; break;
     case inspection::module_status::loadable: out += "status: loadable, from " + what.file + "\n"; break;

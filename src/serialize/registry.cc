@@ -51,6 +51,12 @@ class registry {
     auto it = names_.find(absl::string_view(name.data(), name.size()));
     return it == names_.end() ? std::vector<const registry_entry*>{} : it->second;
   }
+  const registry_entry* pointer_caller(std::string_view signature) const {
+    std::lock_guard lock(mu_);
+    for (const auto& [address, e] : entries_)
+      if (e->make_from_code != nullptr && signature == e->signature) return e;
+    return nullptr;
+  }
   const registry_entry* find(std::uintptr_t address) const {
     std::lock_guard lock(mu_);
     auto it = entries_.find(address);
@@ -75,6 +81,10 @@ const registry_entry* find_entry(std::uintptr_t address) {
   return registry::instance().find(address);
 }
 
+const registry_entry* find_pointer_caller(std::string_view signature) {
+  return registry::instance().pointer_caller(signature);
+}
+
 std::vector<const registry_entry*> find_named(std::string_view name) {
   return registry::instance().named(name);
 }
@@ -86,11 +96,12 @@ const module_record& module_of(const registry_entry& entry) {
   return m;
 }
 
-registry_entry::registry_entry(const char* type, const char* sig, make_fn mk,
-                               const char* name) noexcept
+registry_entry::registry_entry(const char* type, const char* sig, make_fn mk, const char* name,
+                               make_from_code_fn from_code) noexcept
     : type_name(type),
       signature(sig),
       make(mk),
+      make_from_code(from_code),
       stable_name(name),
       type_hash(detail::type_hash(type, sig)) {
   registry::instance().add(this);

@@ -17,6 +17,10 @@ std::uint64_t type_hash(const char* type_name, const char* signature);
 // dereferences the address itself.
 const registry_entry* find_entry(std::uintptr_t address);
 
+// An entry, in any loaded module, that can make a callable calling a
+// function pointer of this signature (mangled), or nullptr.
+const registry_entry* find_pointer_caller(std::string_view signature);
+
 // The entries registered under a stable name (ferry::named), in any module.
 std::vector<const registry_entry*> find_named(std::string_view name);
 

@@ -43,6 +43,32 @@ TEST_F(Executor, SubmitsEveryShippableKind) {
   pool.submit(test_tasks::discard(), 1).get();  // void
 }
 
+// A function pointer is named by its target's module, wherever it was
+// wrapped: this program wraps a pointer into the tasks' library, and even a
+// plugin worker, which cannot load this program, runs it.
+TEST_F(Executor, LibraryFunctionWrappedByTheProgramRunsUnderEveryStartMethod) {
+  ferry::process_pool pool(options(1));
+  const ferry::function<int(int)> f = &test_tasks::triple;
+  EXPECT_EQ(pool.submit(f, 5).get(), 15);
+  EXPECT_EQ(pool.submit(&test_tasks::triple, 7).get(), 21);
+}
+
+// A worker that does not know the signature (ferry-worker) calls a function
+// pointer through a module that wraps pointers of that signature; where none
+// does, the task fails saying what to do.
+TEST_F(Executor, PointerOfASignatureNoLoadedModuleCallsFailsSayingWhatToDo) {
+  ferry::process_pool pool(options(1));
+  auto f = pool.submit(&test_tasks::halve, 3.0);
+  if (method() != ferry::start_method::plugin) {
+    EXPECT_DOUBLE_EQ(f.get(), 1.5);
+    return;
+  }
+  auto e = expect_error<ferry::serialization_error>([&] { f.get(); });
+  EXPECT_EQ(e.where(), ferry::serialization_error::phase::loading_task);
+  EXPECT_EQ(e.type_name(), "ferry::not_shippable_error");
+  EXPECT_NE(e.message().find("wrap the call in a capture-less lambda"), std::string::npos) << e.message();
+}
+
 TEST_F(Executor, MapKeepsInputOrder) {
   ferry::process_pool pool(options());
   std::vector<int> inputs;

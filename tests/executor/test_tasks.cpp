@@ -84,6 +84,9 @@ ferry::function<double()> sum(std::vector<double> values) {
 
 ferry::function<int(int)> negate_pointer() { return &negate; }
 
+int triple(int x) { return 3 * x; }
+double halve(double x) { return x / 2; }
+
 ferry::function<int(int)> offset_by(int k) {
   class offset {
    public:

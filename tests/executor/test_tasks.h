@@ -17,6 +17,11 @@ ferry::function<int(int)> scale(int k);                          // ferry::bitwi
 ferry::function<std::string(const std::string&)> greet(std::string greeting);  // ferry::closure
 ferry::function<double()> sum(std::vector<double> values);       // local aggregate
 ferry::function<int(int)> negate_pointer();                      // function pointer
+// Plain functions for programs to wrap pointers to in their own code. The
+// library itself wraps pointers of triple's signature (negate_pointer) but
+// of none of halve's.
+int triple(int x);
+double halve(double x);
 ferry::function<int(int)> offset_by(int k);                      // class with cereal serialize
 ferry::function<int(ferry::function<int(int)>)> apply_to_one();  // g(1)
 // Types whose cereal functions fail in chosen places: saving in the pool,

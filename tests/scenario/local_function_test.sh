@@ -14,7 +14,7 @@ fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 
 if ldd "$receiver" | grep -q ferry_local_module; then fail "receiver must not link the library"; fi
 
-for kind in lambda capture aggregate closure; do
+for kind in lambda capture aggregate closure pointer; do
   "$sender" "$kind" "$tmp/$kind.bin" || { fail "sender $kind"; continue; }
   out=$("$receiver" "$tmp/$kind.bin" --allow "$libdir" 2>&1)
   if [ "$out" = ok ]; then pass "$kind runs in the receiver"; else fail "$kind: got '$out'"; fi

@@ -109,8 +109,10 @@ TEST_F(ModulePolicy, PluginCodeIsAttributedToThePlugin) {
   ferry::function<int(int)> here = +[](int x) { return x; };
   ASSERT_TRUE(here);
   const std::string bytes = bytes_from_plugin(plugin, "pointer");
-  const auto l = ferry::testing::layout_of(bytes);
-  EXPECT_EQ(fs::path(bytes.substr(l.path_at, l.path_size)).filename(), plugin.filename());
+  const ferry::inspection what = ferry::inspect(bytes);
+  EXPECT_EQ(what.kind, "pointer");
+  EXPECT_EQ(what.signature, "int (int)");
+  EXPECT_EQ(fs::path(what.module_path).filename(), plugin.filename());
 }
 
 TEST_F(ModulePolicy, AllowedFileLoadsThePlugin) {

@@ -30,6 +30,15 @@ FERRY_EXPORT wire::function_tag read_function_tag(input_archive& ar);
 FERRY_EXPORT const registry_entry& read_entry(input_archive& ar, wire::function_tag tag,
                                               const char* signature);
 
+// A whole function record for a pointer to a function of type `signature`
+// (mangled): the tag, the signature and the code address, so that a receiver
+// needs only the module holding the target. Throws like write_code_address.
+FERRY_EXPORT void write_pointer_record(output_archive& ar, const void* code, const char* signature);
+// Reads such a record after its tag and returns the verified address.
+// Throws ferry::type_mismatch_error when it was made for another signature,
+// and like read_code_address.
+FERRY_EXPORT const void* read_pointer_record(input_archive& ar, const char* signature);
+
 // Function pointers: the module holding the code and the offset within it.
 // Throws ferry::not_shippable_error if `code` is not the start of a function
 // symbol of a loaded module whose parameter list matches `function_type`.

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 #include <typeinfo>
 
 #include "serialize/archive.h"
@@ -37,11 +38,12 @@ class callable_any {
 
 struct FERRY_EXPORT registry_entry {
   using make_fn = callable_any* (*)(input_archive&);
+  using make_from_code_fn = callable_any* (*)(const void* code);
 
   // Registers the entry; called during the module's static initialization.
   // stable_name is null unless F was made with ferry::named.
   registry_entry(const char* type_name, const char* signature, make_fn make,
-                 const char* stable_name) noexcept;
+                 const char* stable_name, make_from_code_fn make_from_code) noexcept;
   // Unregisters it when the module is unloaded.
   ~registry_entry();
   registry_entry(const registry_entry&) = delete;
@@ -50,6 +52,9 @@ struct FERRY_EXPORT registry_entry {
   const char* type_name;  // typeid(F).name(), mangled
   const char* signature;  // typeid(Sig).name(), mangled
   make_fn make;           // reads F's state, returns a new callable_base<Sig>*
+  // For F a pointer to a function of type Sig: the callable calling `code`
+  // (a verified function address); null for other types.
+  make_from_code_fn make_from_code;
   const char* stable_name;
   std::uint64_t type_hash;  // hash of type_name and signature: a cross-check on the wire
   mutable std::atomic<const module_record*> module{nullptr};  // found on first dumps
@@ -62,7 +67,11 @@ struct FERRY_EXPORT registry_entry {
 template <class F, class Sig>
 struct FERRY_HIDDEN callable_maker {
   static callable_any* make(input_archive& ar);
+  static callable_any* from_code(const void* code);
 };
+
+template <class F, class Sig>
+inline constexpr bool is_pointer_to = std::is_same_v<F, Sig*>;
 
 // ferry::named specializes this (serialize/named.h).
 template <class F>
@@ -74,8 +83,9 @@ struct FERRY_HIDDEN registration {
 };
 
 template <class F, class Sig>
-const registry_entry registration<F, Sig>::entry{typeid(F).name(), typeid(Sig).name(),
-                                                 &callable_maker<F, Sig>::make, stable_name_of<F>};
+const registry_entry registration<F, Sig>::entry{
+    typeid(F).name(), typeid(Sig).name(), &callable_maker<F, Sig>::make, stable_name_of<F>,
+    is_pointer_to<F, Sig> ? &callable_maker<F, Sig>::from_code : nullptr};
 
 }  // namespace ferry::detail
 
