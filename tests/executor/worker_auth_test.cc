@@ -26,6 +26,7 @@
 
 #include <executor/executor.h>
 
+#include "../child_output.h"
 #include "message_io.h"
 #include "protocol.h"
 #include "worker_loop.h"
@@ -181,25 +182,13 @@ namespace {
 // A task body calling the marker module's closure (x + 100) on `argument`,
 // made by a child process that loads the module (so this one never has).
 std::string marker_task(int argument) {
-  int fds[2];
-  EXPECT_EQ(::pipe(fds), 0);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
+  std::string body = ferry_test::output_of_child([] {
     ::unsetenv("FERRY_TEST_MARKER");
     void* handle = ::dlopen(FERRY_TEST_MARKER_MODULE, RTLD_NOW);
     auto make = handle ? reinterpret_cast<std::string* (*)(const char*)>(::dlsym(handle, "ferry_test_make")) : nullptr;
-    if (make == nullptr) ::_exit(3);
-    const std::string frame = *make("lambda");
-    const std::string payload = frame.substr(ferry::wire::header_size);
-    ::_exit(::write(fds[1], payload.data(), payload.size()) == static_cast<ssize_t>(payload.size()) ? 0 : 4);
-  }
-  ::close(fds[1]);
-  std::string body;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) body.append(buf, static_cast<std::size_t>(n));
-  ::close(fds[0]);
-  ::waitpid(pid, nullptr, 0);
+    if (make == nullptr) throw std::runtime_error("cannot load the marker module");
+    return make("lambda")->substr(ferry::wire::header_size);  // the payload: a function record
+  });
   ferry::output_archive ar(body);
   ar(std::uint32_t{1}, argument);
   return body;

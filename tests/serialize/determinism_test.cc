@@ -3,9 +3,6 @@
 // Same value, same build, same bytes: for every route, and for unordered
 // containers whatever order their elements went in, including after a load
 // and a dump again in another process (serialize/unordered.h).
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <string>
@@ -14,28 +11,14 @@
 
 #include <serialize/serialize.h>
 
+#include "../child_output.h"
+
 namespace {
 
 // What another process gets when it loads `bytes` as T and dumps it again.
 template <class T>
 std::string dumped_again_elsewhere(const std::string& bytes) {
-  int fds[2];
-  EXPECT_EQ(::pipe(fds), 0);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    const std::string again = ferry::dumps(ferry::loads<T>(bytes));
-    ::_exit(::write(fds[1], again.data(), again.size()) == static_cast<ssize_t>(again.size()) ? 0 : 1);
-  }
-  ::close(fds[1]);
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  return out;
+  return ferry_test::output_of_child([&] { return ferry::dumps(ferry::loads<T>(bytes)); });
 }
 
 // The same 200 entries, inserted forwards into a small table and backwards
