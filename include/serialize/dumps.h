@@ -29,7 +29,6 @@
 #include "serialize/error.h"
 #include "serialize/internal/config.h"
 #include "serialize/internal/identity.h"
-#include "serialize/module_policy.h"
 #include "serialize/signing_key.h"
 #include "serialize/wire_format.h"
 
@@ -43,8 +42,10 @@ FERRY_EXPORT void seal_frame(std::string& frame);
 FERRY_EXPORT std::string_view open_frame(std::string_view frame);
 // seal_frame, then the signed magic and the signature appended.
 FERRY_EXPORT void sign_frame(std::string& frame, const signing_key& key);
-// Checks the signature, then as open_frame.
-FERRY_EXPORT std::string_view open_signed_frame(std::string_view frame, const signing_key& key);
+// Checks the signature, then as open_frame. `trusted_for_code`: whether the
+// key was given to ferry::trust_signed_code (serialize/module_policy.h).
+FERRY_EXPORT std::string_view open_signed_frame(std::string_view frame, const signing_key& key,
+                                                bool& trusted_for_code);
 template <class T>
 std::string encode_frame(const T& value) {
   std::string frame(wire::header_size, '\0');
@@ -108,8 +109,9 @@ T loads(std::string_view bytes) {
 // from their recorded paths without being allowed.
 template <class T>
 T loads(std::string_view bytes, const signing_key& key) {
-  return detail::decode_payload<T>(detail::open_signed_frame(bytes, key),
-                                   detail::trusts_code_signed_by(key));
+  bool trusted_for_code = false;
+  const std::string_view payload = detail::open_signed_frame(bytes, key, trusted_for_code);
+  return detail::decode_payload<T>(payload, trusted_for_code);
 }
 
 }  // namespace ferry

@@ -73,10 +73,6 @@ FERRY_EXPORT void trust_signed_code(const signing_key& key);
 // loaded stay loaded and usable.
 FERRY_EXPORT void clear_allowed_modules();
 
-namespace detail {
-// Whether trust_signed_code was given this key (for loads' template).
-FERRY_EXPORT bool trusts_code_signed_by(const signing_key& key);
-}  // namespace detail
 
 }  // namespace ferry
 

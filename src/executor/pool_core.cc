@@ -199,7 +199,7 @@ bool pool_core::any_ready_worker() const {
   return std::any_of(workers_.begin(), workers_.end(), [](const auto& w) { return w->ready(); });
 }
 
-void pool_core::start_failed(const std::string& why, bool lasting) {
+void pool_core::start_failed(const std::string& message, bool lasting) {
   const clock::time_point now = clock::now();
   if (failed_starts_++ == 0) failing_since_ = now;
   // Workers that did start serve the queue; a failure that will not pass by
@@ -207,7 +207,7 @@ void pool_core::start_failed(const std::string& why, bool lasting) {
   const bool hopeless =
       lasting || (failed_starts_ >= min_failed_starts && now - failing_since_ >= start_timeout);
   if (hopeless && !any_ready_worker()) {
-    fail_pending(std::make_exception_ptr(worker_start_error("ferry: a worker could not start: " + why)));
+    fail_pending(std::make_exception_ptr(worker_start_error(message)));
     failed_starts_ = 0;
     return;
   }
@@ -226,14 +226,9 @@ void pool_core::start_worker() {
   try {
     l = launch_worker(options_.start, program_, inherited);
   } catch (const launch_error& e) {
-    // Out of processes or descriptors, or no program to run. Workers still
-    // alive will serve the queue, so only a pool without any fails its
-    // pending tasks; either way the next start waits a while, not to spin
-    // on the same failure.
-    if (live_workers() == 0 || (e.lasting() && !any_ready_worker()))
-      fail_pending(std::current_exception());
-    else
-      start_retry_at_ = clock::now() + start_retry_delay;
+    // Out of processes or descriptors, or no program to run. With no worker
+    // alive nothing would serve the queue meanwhile, so that fails it too.
+    start_failed(e.what(), e.lasting() || live_workers() == 0);
     return;
   }
   auto& w = workers_.emplace_back(
@@ -452,7 +447,7 @@ void pool_core::on_exit(worker& w) {
       why = "it " + describe_status(status) + " before it was ready";
       lasting = WIFEXITED(status);
     }
-    start_failed(why, lasting);
+    start_failed("ferry: a worker could not start: " + why, lasting);
   }
   ::close(w.socket);
   ::close(w.pidfd);

@@ -97,8 +97,11 @@ class pool_core {
   void serve();  // its loop, until shut down and drained
   void wake();
   void start_worker();
-  // A start failed for `why`; fails the queue only when starting is hopeless.
-  void start_failed(const std::string& why, bool lasting);
+  // A start failed (`message` says why); fails the queue with a
+  // worker_start_error only when starting is hopeless: `lasting` (it will
+  // not pass by itself), or starts have failed for start_timeout, and no
+  // worker is ready to serve meanwhile. Otherwise schedules the next try.
+  void start_failed(const std::string& message, bool lasting);
   std::size_t live_workers() const;
   bool any_ready_worker() const;
   void dispatch();

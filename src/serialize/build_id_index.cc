@@ -3,30 +3,24 @@
 
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <mutex>
 #include <system_error>
 #include <unordered_map>
 
 #include "elf_file.h"
 #include "module.h"
+#include "module_policy_internal.h"
 
 namespace ferry::detail {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Whether canonical path p lies under canonical directory root.
-bool within(const fs::path& p, const fs::path& root) {
-  auto [pi, ri] = std::mismatch(p.begin(), p.end(), root.begin(), root.end());
-  return ri == root.end() && pi != p.end();
-}
-
 // The canonical file at `candidate` if it is a regular file inside `root`.
 std::string inside(const fs::path& candidate, const fs::path& root) {
   std::error_code ec;
   const fs::path real = fs::canonical(candidate, ec);
-  if (ec || !within(real, root) || !fs::is_regular_file(real, ec)) return {};
+  if (ec || !path_within(real, root) || !fs::is_regular_file(real, ec)) return {};
   return real.string();
 }
 

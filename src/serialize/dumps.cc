@@ -6,6 +6,8 @@
 #include <string>
 
 #include "crc32c.h"
+#include "frame_check.h"
+#include "module_policy_internal.h"
 #include "serialize/dumps.h"
 #include "serialize/error.h"
 #include "hmac.h"
@@ -19,8 +21,6 @@ hmac_sha256::tag signature_of(std::string_view bytes, const signing_key& key) {
   mac.update(bytes);
   return mac.finish();
 }
-
-std::string_view open_frame_with(std::string_view frame, std::string_view magic);
 
 }  // namespace
 
@@ -46,7 +46,8 @@ void sign_frame(std::string& frame, const signing_key& key) {
   frame.append(reinterpret_cast<const char*>(tag.data()), tag.size());
 }
 
-std::string_view open_signed_frame(std::string_view frame, const signing_key& key) {
+std::string_view open_signed_frame(std::string_view frame, const signing_key& key,
+                                   bool& trusted_for_code) {
   if (frame.substr(0, wire::magic.size()) == wire::magic)
     throw authentication_error("the frame is not signed, but loads was given a signing key");
   if (frame.size() < wire::header_size + wire::signature_size)
@@ -59,10 +60,9 @@ std::string_view open_signed_frame(std::string_view frame, const signing_key& ke
     throw authentication_error(
         "the signature does not match: the frame was signed with another key, or changed after "
         "it was signed");
+  trusted_for_code = trusts_code_signed_by(key);
   return open_frame_with(signed_part, wire::signed_magic);
 }
-
-namespace {
 
 std::string_view open_frame_with(std::string_view frame, std::string_view magic) {
   if (frame.size() < wire::header_size)
@@ -94,5 +94,4 @@ std::string_view open_frame_with(std::string_view frame, std::string_view magic)
   return payload;
 }
 
-}  // namespace
 }  // namespace ferry::detail

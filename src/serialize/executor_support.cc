@@ -6,6 +6,7 @@
 #include "registry.h"
 #include "serialize/error.h"
 #include "elf_file.h"
+#include "identity.h"
 #include "loaded_modules_linux.h"
 #include "module.h"
 #include "serialize/internal/identity.h"
@@ -16,12 +17,7 @@ namespace {
 // A function pointer record, read without knowing its signature: some
 // loaded module must have the code that calls a pointer of that signature.
 std::shared_ptr<const callable_any> load_any_pointer(input_archive& ar) {
-  const std::size_t at = ar.offset();
-  const std::uint64_t n = ar.load_count();
-  if (n > wire::max_signature) throw format_error(at, "signature too long");
-  std::string signature(n, '\0');
-  ar.loadBinary(signature.data(), n);
-  const void* code = read_code_address(ar, signature.c_str());
+  const auto [signature, code] = read_any_pointer_record(ar);
   const registry_entry* caller = find_pointer_caller(signature);
   if (caller == nullptr)
     throw not_shippable_error(

@@ -204,6 +204,12 @@ const void* read_pointer_record(input_archive& ar, const char* signature) {
   return read_code_address(ar, signature);
 }
 
+std::pair<std::string, const void*> read_any_pointer_record(input_archive& ar) {
+  std::string signature = read_bounded(ar, wire::max_signature, "signature");
+  const void* code = read_code_address(ar, signature.c_str());
+  return {std::move(signature), code};
+}
+
 recorded_identity peek_identity(input_archive& ar) {
   recorded_identity id;
   id.tag = read_function_tag(ar);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "module.h"
 #include "serialize/archive.h"
@@ -29,6 +30,10 @@ struct recorded_identity {
 // Reads the identity of the first function record of a payload, loading
 // and resolving nothing. Throws ferry::format_error.
 recorded_identity peek_identity(input_archive& ar);
+
+// A pointer record after its tag, whatever its signature: the signature
+// (mangled) and the verified address. Throws like read_code_address.
+std::pair<std::string, const void*> read_any_pointer_record(input_archive& ar);
 
 // The entry a keyed identity names in the loaded module m, or nullptr when
 // m registers none under the key for the recorded type.

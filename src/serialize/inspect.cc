@@ -2,6 +2,7 @@
 #include "serialize/inspect.h"
 
 #include "demangle.h"
+#include "frame_check.h"
 #include "identity.h"
 #include "module.h"
 #include "module_policy_internal.h"
@@ -19,11 +20,8 @@ std::string_view payload_of(std::string_view bytes, bool& is_signed) {
   if (!is_signed) return detail::open_frame(bytes);
   if (bytes.size() < wire::header_size + wire::signature_size)
     throw format_error(bytes.size(), "a signed frame has a header and a 32-byte signature");
-  // The same checks as a plain frame, on the signed part with its magic.
-  std::string plain(bytes.substr(0, bytes.size() - wire::signature_size));
-  plain.replace(0, wire::magic.size(), wire::magic);
-  detail::open_frame(plain);
-  return bytes.substr(wire::header_size, bytes.size() - wire::signature_size - wire::header_size);
+  return detail::open_frame_with(bytes.substr(0, bytes.size() - wire::signature_size),
+                                 wire::signed_magic);
 }
 
 const char* kind_name(wire::function_tag tag) {

@@ -26,13 +26,6 @@ policy& the_policy() {
   return *p;
 }
 
-// Whether canonical path p is `root` or lies under it, compared by component
-// so that /a/bc is not under /a/b.
-bool within(const fs::path& p, const fs::path& root) {
-  auto [pi, ri] = std::mismatch(p.begin(), p.end(), root.begin(), root.end());
-  return ri == root.end();
-}
-
 }  // namespace
 
 void allow_module(const fs::path& path_or_directory) {
@@ -91,6 +84,11 @@ namespace detail {
 
 void hold_policy_for_fork(fork_phase phase) { apply_fork_phase(the_policy().mu, phase); }
 
+bool path_within(const fs::path& p, const fs::path& root) {
+  auto [pi, ri] = std::mismatch(p.begin(), p.end(), root.begin(), root.end());
+  return ri == root.end();
+}
+
 bool trusts_code_signed_by(const signing_key& key) {
   policy& p = the_policy();
   std::lock_guard lock(p.mu);
@@ -110,14 +108,14 @@ std::vector<std::string> allowed_candidates(const std::string& path) {
   const fs::path recorded = fs::canonical(path, ec);  // resolves "..", symlinks
   if (!ec) {
     for (const fs::path& root : allowed)
-      if (within(recorded, root)) add(recorded);
+      if (detail::path_within(recorded, root)) add(recorded);
   }
   const fs::path name = fs::path(path).filename();
   if (!name.empty() && name != "." && name != "..") {
     for (const fs::path& root : allowed) {
       if (!fs::is_directory(root, ec)) continue;
       const fs::path there = fs::canonical(root / name, ec);
-      if (!ec && within(there, root)) add(there);
+      if (!ec && detail::path_within(there, root)) add(there);
     }
   }
   return out;

@@ -33,17 +33,13 @@ class registry {
     std::lock_guard lock(mu_);
     entries_[reinterpret_cast<std::uintptr_t>(e)] = e;
     if (e->stable_name != nullptr) names_[e->stable_name].push_back(e);
+    if (e->make_from_code != nullptr) pointer_callers_[e->signature].push_back(e);
   }
   void remove(const registry_entry* e) {
     std::lock_guard lock(mu_);
     entries_.erase(reinterpret_cast<std::uintptr_t>(e));
-    if (e->stable_name != nullptr) {
-      auto it = names_.find(e->stable_name);
-      if (it != names_.end()) {
-        std::erase(it->second, e);
-        if (it->second.empty()) names_.erase(it);
-      }
-    }
+    if (e->stable_name != nullptr) erase_from(names_, e->stable_name, e);
+    if (e->make_from_code != nullptr) erase_from(pointer_callers_, e->signature, e);
   }
   void hold_for_fork(fork_phase phase) { apply_fork_phase(mu_, phase); }
   std::vector<const registry_entry*> named(std::string_view name) const {
@@ -53,9 +49,8 @@ class registry {
   }
   const registry_entry* pointer_caller(std::string_view signature) const {
     std::lock_guard lock(mu_);
-    for (const auto& [address, e] : entries_)
-      if (e->make_from_code != nullptr && signature == e->signature) return e;
-    return nullptr;
+    auto it = pointer_callers_.find(absl::string_view(signature.data(), signature.size()));
+    return it == pointer_callers_.end() ? nullptr : it->second.front();
   }
   const registry_entry* find(std::uintptr_t address) const {
     std::lock_guard lock(mu_);
@@ -64,9 +59,19 @@ class registry {
   }
 
  private:
+  using entry_lists = absl::flat_hash_map<std::string, std::vector<const registry_entry*>>;
+
+  static void erase_from(entry_lists& lists, const char* key, const registry_entry* e) {
+    auto it = lists.find(key);
+    if (it == lists.end()) return;
+    std::erase(it->second, e);
+    if (it->second.empty()) lists.erase(it);
+  }
+
   mutable std::mutex mu_;
   absl::flat_hash_map<std::uintptr_t, const registry_entry*> entries_;
-  absl::flat_hash_map<std::string, std::vector<const registry_entry*>> names_;
+  entry_lists names_;            // by stable name
+  entry_lists pointer_callers_;  // entries with make_from_code, by signature
 };
 
 }  // namespace
