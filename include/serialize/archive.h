@@ -40,6 +40,15 @@ namespace ferry {
 namespace detail {
 struct module_record;
 struct archive_access;
+
+// A module named in a payload being read: where the bytes say it is, and
+// the loaded module once something needed it.
+struct named_module {
+  std::string path;
+  std::string build_id;  // raw
+  const module_record* record = nullptr;
+  bool referenced = false;  // by a record read so far
+};
 }  // namespace detail
 
 // Appends to a std::string owned by the caller, who must keep it alive for
@@ -58,6 +67,8 @@ class output_archive : public cereal::OutputArchive<output_archive, cereal::Allo
   std::string& out_;
   std::vector<const detail::module_record*> modules_;  // named so far in this payload
   std::size_t depth_ = 0;  // nesting of ferry::function values being written
+  bool needs_main_program_ = false;  // some code can only run from this executable
+  bool listed_at_end_ = false;  // modules go in a directory after the value (frames)
 };
 
 // Reads from bytes owned by the caller, who must keep them alive for the
@@ -110,7 +121,8 @@ class input_archive : public cereal::InputArchive<input_archive, cereal::AllowEm
   const char* end_;
   std::size_t base_offset_;
   std::size_t depth_ = 0;  // nesting of ferry::function values being read
-  std::vector<const detail::module_record*> modules_;
+  std::vector<detail::named_module> modules_;  // named so far, or listed by a directory
+  bool listed_at_end_ = false;  // modules_ came from the payload's directory
   // The source of these bytes vouches for the modules they name, which may
   // then be loaded from their recorded paths (detail::vouch_for_modules).
   bool vouched_ = false;

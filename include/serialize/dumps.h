@@ -50,7 +50,9 @@ template <class T>
 std::string encode_frame(const T& value) {
   std::string frame(wire::header_size, '\0');
   output_archive ar(frame);
+  list_modules_at_end(ar);
   ar(value);
+  write_module_directory(ar);
   return frame;
 }
 
@@ -59,6 +61,7 @@ std::string encode_frame(const T& value) {
 template <class T>
 T decode_payload(std::string_view payload, bool vouched = false) {
   input_archive ar(payload, wire::header_size);
+  read_module_directory(ar);
   if (vouched) vouch_for_modules(ar);
   T value{};
   try {
@@ -67,7 +70,7 @@ T decode_payload(std::string_view payload, bool vouched = false) {
     // cereal's own checks (a variant index out of range, ...) become ours.
     throw_cereal_error(ar.offset(), e.what());
   }
-  if (ar.remaining() != 0) throw_trailing_bytes(ar.offset(), ar.remaining());
+  finish_payload(ar);
   return value;
 }
 }  // namespace detail

@@ -40,11 +40,7 @@ std::shared_ptr<const callable_any> load_any_function(input_archive& ar) {
   return std::shared_ptr<const callable_any>(entry.make(ar));
 }
 
-bool names_main_program(output_archive& ar) {
-  for (const module_record* m : archive_access::modules(ar))
-    if (m->main_program) return true;
-  return false;
-}
+bool names_main_program(output_archive& ar) { return archive_access::needs_main_program(ar); }
 
 bool program_imports(const char* mangled) noexcept {
   try {

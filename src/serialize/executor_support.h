@@ -17,8 +17,8 @@ namespace ferry::detail {
 // Throws like ferry::loads.
 FERRY_EXPORT std::shared_ptr<const callable_any> load_any_function(input_archive& ar);
 
-// Whether the payload written so far names the main executable: code there
-// cannot be loaded by a process running another program.
+// Whether the payload written so far names code that only the main
+// executable has: a process running another program cannot load it.
 FERRY_EXPORT bool names_main_program(output_archive& ar);
 
 // Whether this process's executable imports the dynamic symbol `mangled`

@@ -4,11 +4,14 @@
 // and function addresses (layout in serialize/wire_format.h).
 #include "serialize/internal/identity.h"
 
+#include <algorithm>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include <absl/container/flat_hash_set.h>
 
@@ -40,7 +43,22 @@ std::string read_bounded(input_archive& ar, std::size_t limit, const char* what)
   return s;
 }
 
-void write_module_ref(output_archive& ar, const module_record& m) {
+// The number of modules a shared record lists, checked.
+std::uint8_t read_shared_count(input_archive& ar) {
+  const std::size_t at = ar.offset();
+  std::uint8_t count;
+  ar(count);
+  if (count < 2 || count > wire::max_shared_modules)
+    throw format_error(at, "a shared record lists " + std::to_string(count) +
+                               " modules (expected 2 to " +
+                               std::to_string(wire::max_shared_modules) + ")");
+  return count;
+}
+
+// `required`: the code it names can run from this module alone (not one of
+// a shared record's alternatives).
+void write_module_ref(output_archive& ar, const module_record& m, bool required = true) {
+  if (required && m.main_program) archive_access::needs_main_program(ar) = true;
   auto& named = archive_access::modules(ar);
   for (std::uint32_t i = 0; i < named.size(); ++i) {
     if (named[i] == &m) {
@@ -50,6 +68,7 @@ void write_module_ref(output_archive& ar, const module_record& m) {
   }
   ar(static_cast<std::uint32_t>(named.size()));
   named.push_back(&m);
+  if (archive_access::listed_at_end(ar)) return;  // write_module_directory names it
   write_bytes(ar, m.path);
   write_bytes(ar, m.build_id);
 }
@@ -63,22 +82,39 @@ std::pair<std::string, std::string> read_new_module(input_archive& ar) {
   return {std::move(path), std::move(build_id)};
 }
 
-const module_record& read_module_ref(input_archive& ar) {
+// Reads a module reference without loading anything; returns its index in
+// the payload's table of named modules.
+std::size_t read_module_name(input_archive& ar) {
   const std::size_t at = ar.offset();
   std::uint32_t ref;
   ar(ref);
   auto& named = archive_access::modules(ar);
-  if (ref < named.size()) return *named[ref];
+  if (ref < named.size()) {
+    named[ref].referenced = true;
+    return ref;
+  }
+  if (archive_access::listed_at_end(ar))
+    throw format_error(at, "module reference " + std::to_string(ref) + " but the directory lists " +
+                               std::to_string(named.size()) + " modules");
   if (ref != named.size())
     throw format_error(at, "module reference " + std::to_string(ref) + " but only " +
                                std::to_string(named.size()) + " modules were named before it");
   if (named.size() >= wire::max_modules_per_payload)
     throw format_error(at, "more than " + std::to_string(wire::max_modules_per_payload) +
                                " modules named in one payload");
-  const auto [path, build_id] = read_new_module(ar);
-  const module_record& m = resolve_module(path, build_id, archive_access::vouched(ar));
-  named.push_back(&m);
-  return m;
+  auto [path, build_id] = read_new_module(ar);
+  named.push_back({std::move(path), std::move(build_id), nullptr, true});
+  return ref;
+}
+
+const module_record& resolve_named(input_archive& ar, std::size_t index) {
+  named_module& m = archive_access::modules(ar)[index];
+  if (m.record == nullptr) m.record = &resolve_module(m.path, m.build_id, archive_access::vouched(ar));
+  return *m.record;
+}
+
+const module_record& read_module_ref(input_archive& ar) {
+  return resolve_named(ar, read_module_name(ar));
 }
 
 // The outermost trailing "(...)" of a demangled function name or type: its
@@ -146,6 +182,36 @@ std::string check_function(const module_record& m, std::uint64_t offset,
 
 void hold_verified_for_fork(fork_phase phase) { verified().hold_for_fork(phase); }
 
+namespace {
+
+std::uint64_t key_of(const registry_entry& entry, const module_record& m) {
+  return reinterpret_cast<std::uintptr_t>(&entry) - m.base;
+}
+
+// The modules registering entry's type, each with its entry, when the name
+// is unique in a program and more than one module has it: entry's own
+// first, the main executable last (a process running another program
+// cannot load it). Empty otherwise.
+std::vector<std::pair<const module_record*, const registry_entry*>> modules_sharing(
+    const registry_entry& entry, const module_record& own) {
+  std::vector<std::pair<const module_record*, const registry_entry*>> found;
+  if (!entry.unique_name) return found;
+  const std::vector<const registry_entry*> peers = find_same_type(entry);
+  if (peers.size() < 2) return found;
+  found.emplace_back(&own, &entry);
+  for (const registry_entry* peer : peers) {
+    if (peer == &entry) continue;
+    const module_record& m = module_of(*peer);
+    for (const auto& [seen, e] : found)
+      if (seen == &m) return {};  // two types of one name in one module: not unique after all
+    if (found.size() < wire::max_shared_modules) found.emplace_back(&m, peer);
+  }
+  if (own.main_program) std::rotate(found.begin(), found.begin() + 1, found.end());
+  return found;
+}
+
+}  // namespace
+
 void write_entry(output_archive& ar, const registry_entry& entry) {
   const module_record& m = module_of(entry);
   if (entry.stable_name != nullptr) {
@@ -154,10 +220,20 @@ void write_entry(output_archive& ar, const registry_entry& entry) {
     write_bytes(ar, m.path);
     return;
   }
+  const auto sharing = modules_sharing(entry, m);
+  if (!sharing.empty()) {
+    ar(static_cast<std::uint8_t>(wire::function_tag::shared),
+       static_cast<std::uint8_t>(sharing.size()));
+    for (const auto& [module, e] : sharing) {
+      write_module_ref(ar, *module, false);
+      ar(key_of(*e, *module));
+    }
+    ar(entry.type_hash);
+    return;
+  }
   ar(static_cast<std::uint8_t>(wire::function_tag::keyed));
   write_module_ref(ar, m);
-  const std::uint64_t key = reinterpret_cast<std::uintptr_t>(&entry) - m.base;
-  ar(key, entry.type_hash);
+  ar(key_of(entry, m), entry.type_hash);
 }
 
 namespace {
@@ -213,36 +289,50 @@ std::pair<std::string, const void*> read_any_pointer_record(input_archive& ar) {
 recorded_identity peek_identity(input_archive& ar) {
   recorded_identity id;
   id.tag = read_function_tag(ar);
-  if (id.tag == wire::function_tag::empty) return id;
-  if (id.tag == wire::function_tag::named) {
-    id.stable_name = read_bounded(ar, wire::max_stable_name, "stable name");
-    id.module_path = read_bounded(ar, wire::max_module_path, "module path");
-    return id;
+  switch (id.tag) {
+    case wire::function_tag::empty:
+      break;
+    case wire::function_tag::named:
+      id.stable_name = read_bounded(ar, wire::max_stable_name, "stable name");
+      id.module_path = read_bounded(ar, wire::max_module_path, "module path");
+      break;
+    case wire::function_tag::pointer: {
+      id.signature = read_bounded(ar, wire::max_signature, "signature");
+      const std::size_t index = read_module_name(ar);
+      std::uint64_t offset;
+      ar(offset);
+      id.code.emplace_back(index, offset);
+      break;
+    }
+    case wire::function_tag::keyed:
+    case wire::function_tag::shared: {
+      std::uint8_t count = 1;
+      if (id.tag == wire::function_tag::shared) count = read_shared_count(ar);
+      for (std::uint8_t i = 0; i < count; ++i) {
+        const std::size_t index = read_module_name(ar);
+        std::uint64_t key;
+        ar(key);
+        id.code.emplace_back(index, key);
+      }
+      ar(id.type_hash);
+      break;
+    }
   }
-  if (id.tag == wire::function_tag::pointer)
-    id.signature = read_bounded(ar, wire::max_signature, "signature");
-  const std::size_t at = ar.offset();
-  std::uint32_t ref;
-  ar(ref);
-  if (ref != 0) throw format_error(at, "the first function's module reference is not a new module");
-  std::tie(id.module_path, id.build_id) = read_new_module(ar);
-  ar(id.key);
-  if (id.tag == wire::function_tag::keyed) ar(id.type_hash);
   return id;
 }
 
-const registry_entry* find_recorded_entry(const recorded_identity& id, const module_record& m) {
-  const registry_entry* entry = find_entry(m.base + id.key);
-  if (entry == nullptr || entry->type_hash != id.type_hash || &module_of(*entry) != &m) return nullptr;
+const registry_entry* find_entry_at(const module_record& m, std::uint64_t key,
+                                    std::uint64_t type_hash) {
+  const registry_entry* entry = find_entry(m.base + key);
+  if (entry == nullptr || entry->type_hash != type_hash || &module_of(*entry) != &m) return nullptr;
   return entry;
 }
 
-const registry_entry& read_entry(input_archive& ar, wire::function_tag tag,
-                                 const char* signature) {
-  if (tag == wire::function_tag::named) return read_named_entry(ar, signature);
-  const module_record& m = read_module_ref(ar);
-  std::uint64_t key, hash;
-  ar(key, hash);
+namespace {
+
+// The entry that `key` and `hash` name in the loaded module m, checked.
+const registry_entry& entry_at(const module_record& m, std::uint64_t key, std::uint64_t hash,
+                               const char* signature) {
   const registry_entry* entry = find_entry(m.base + key);
   if (entry == nullptr) throw unknown_key_error(key, m.path, "");
   if (entry->type_hash != hash || &module_of(*entry) != &m)
@@ -254,13 +344,57 @@ const registry_entry& read_entry(input_archive& ar, wire::function_tag tag,
   return *entry;
 }
 
+// A shared record after its tag: the first listed module that is loaded
+// makes it; else the first that can be loaded. When none can, throws what
+// loading the first one threw.
+const registry_entry& read_shared_entry(input_archive& ar, const char* signature) {
+  const std::uint8_t count = read_shared_count(ar);
+  std::pair<std::size_t, std::uint64_t> listed[wire::max_shared_modules];
+  for (std::uint8_t i = 0; i < count; ++i) {
+    listed[i].first = read_module_name(ar);
+    ar(listed[i].second);
+  }
+  std::uint64_t hash;
+  ar(hash);
+  auto& named = archive_access::modules(ar);
+  for (std::uint8_t i = 0; i < count; ++i) {
+    named_module& m = named[listed[i].first];
+    if (m.record == nullptr) m.record = find_loaded_module(m.build_id);
+    if (m.record != nullptr) return entry_at(*m.record, listed[i].second, hash, signature);
+  }
+  std::exception_ptr first_failure;
+  for (std::uint8_t i = 0; i < count; ++i) {
+    const module_record* m = nullptr;
+    try {
+      m = &resolve_named(ar, listed[i].first);
+    } catch (const error&) {
+      if (!first_failure) first_failure = std::current_exception();
+      continue;
+    }
+    return entry_at(*m, listed[i].second, hash, signature);
+  }
+  std::rethrow_exception(first_failure);
+}
+
+}  // namespace
+
+const registry_entry& read_entry(input_archive& ar, wire::function_tag tag,
+                                 const char* signature) {
+  if (tag == wire::function_tag::named) return read_named_entry(ar, signature);
+  if (tag == wire::function_tag::shared) return read_shared_entry(ar, signature);
+  const module_record& m = read_module_ref(ar);
+  std::uint64_t key, hash;
+  ar(key, hash);
+  return entry_at(m, key, hash, signature);
+}
+
 wire::function_tag read_function_tag(input_archive& ar) {
   const std::size_t at = ar.offset();
   std::uint8_t tag;
   ar(tag);
-  if (tag > static_cast<std::uint8_t>(wire::function_tag::pointer))
+  if (tag > static_cast<std::uint8_t>(wire::function_tag::shared))
     throw format_error(at, "unknown function tag " + std::to_string(tag) +
-                               " (expected 0 empty, 1 keyed, 2 named or 3 pointer)");
+                               " (expected 0 empty, 1 keyed, 2 named, 3 pointer or 4 shared)");
   return static_cast<wire::function_tag>(tag);
 }
 
@@ -285,6 +419,65 @@ const void* read_code_address(input_archive& ar, const char* function_type) {
 }
 
 void vouch_for_modules(input_archive& ar) { archive_access::vouched(ar) = true; }
+
+void list_modules_at_end(output_archive& ar) { archive_access::listed_at_end(ar) = true; }
+
+void write_module_directory(output_archive& ar) {
+  const std::size_t start = archive_access::out(ar).size();
+  const auto& named = archive_access::modules(ar);
+  for (const module_record* m : named) {
+    write_bytes(ar, m->path);
+    write_bytes(ar, m->build_id);
+  }
+  const auto count = static_cast<std::uint32_t>(named.size());
+  const auto size = static_cast<std::uint32_t>(archive_access::out(ar).size() - start);
+  ar(count, size);
+}
+
+void read_module_directory(input_archive& ar) {
+  const std::size_t footer_at = ar.offset() + ar.remaining() - wire::directory_footer_size;
+  if (ar.remaining() < wire::directory_footer_size)
+    throw format_error(ar.offset(), "the payload of " + std::to_string(ar.remaining()) +
+                                        " bytes is too short for the module directory's " +
+                                        std::to_string(wire::directory_footer_size) +
+                                        "-byte footer");
+  const char*& end = archive_access::end(ar);
+  std::uint32_t count, size;
+  std::memcpy(&count, end - wire::directory_footer_size, sizeof count);
+  std::memcpy(&size, end - wire::directory_footer_size + sizeof count, sizeof size);
+  if (size > ar.remaining() - wire::directory_footer_size)
+    throw format_error(footer_at + 4, "the module directory's size " + std::to_string(size) +
+                                          " is larger than the " +
+                                          std::to_string(ar.remaining() - wire::directory_footer_size) +
+                                          " bytes before it");
+  if (count > wire::max_modules_per_payload)
+    throw format_error(footer_at, "the module directory lists " + std::to_string(count) +
+                                      " modules; at most " +
+                                      std::to_string(wire::max_modules_per_payload) + " are accepted");
+  const char* directory = end - wire::directory_footer_size - size;
+  input_archive entries(std::string_view(directory, size),
+                        archive_access::base_offset(ar) +
+                            static_cast<std::size_t>(directory - archive_access::begin(ar)));
+  auto& named = archive_access::modules(ar);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    auto [path, build_id] = read_new_module(entries);
+    named.push_back({std::move(path), std::move(build_id), nullptr, false});
+  }
+  if (entries.remaining() != 0)
+    throw format_error(entries.offset(), std::to_string(entries.remaining()) +
+                                             " bytes in the module directory after its " +
+                                             std::to_string(count) + " modules");
+  end = directory;
+  archive_access::listed_at_end(ar) = true;
+}
+
+void finish_payload(input_archive& ar) {
+  if (ar.remaining() != 0) throw_trailing_bytes(ar.offset(), ar.remaining());
+  for (const named_module& m : archive_access::modules(ar))
+    if (!m.referenced)
+      throw format_error(ar.offset(), "the module directory lists '" + m.path +
+                                          "', which nothing in the payload refers to");
+}
 
 depth_guard::depth_guard(input_archive& ar) : depth_(archive_access::depth(ar)) {
   if (depth_ >= wire::max_function_depth)

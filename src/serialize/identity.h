@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "module.h"
 #include "serialize/archive.h"
@@ -19,12 +20,13 @@ namespace ferry::detail {
 // A function record's identity as the bytes state it.
 struct recorded_identity {
   wire::function_tag tag = wire::function_tag::empty;
-  std::string module_path;   // keyed and named
-  std::string build_id;      // raw; keyed only
-  std::uint64_t key = 0;     // keyed: the registration's offset; pointer: the code's
-  std::string signature;     // pointer only: mangled
-  std::uint64_t type_hash = 0;
-  std::string stable_name;   // named only
+  std::string stable_name;   // named
+  std::string module_path;   // named
+  std::string signature;     // pointer: mangled
+  // keyed, pointer, shared: each module holding the code, as an index into
+  // the payload's named modules, with the key (pointer: the offset) there.
+  std::vector<std::pair<std::size_t, std::uint64_t>> code;
+  std::uint64_t type_hash = 0;  // keyed, shared
 };
 
 // Reads the identity of the first function record of a payload, loading
@@ -35,9 +37,10 @@ recorded_identity peek_identity(input_archive& ar);
 // (mangled) and the verified address. Throws like read_code_address.
 std::pair<std::string, const void*> read_any_pointer_record(input_archive& ar);
 
-// The entry a keyed identity names in the loaded module m, or nullptr when
-// m registers none under the key for the recorded type.
-const registry_entry* find_recorded_entry(const recorded_identity& id, const module_record& m);
+// The entry that `key` names in the loaded module m if it is of the type
+// `type_hash` stands for, else nullptr.
+const registry_entry* find_entry_at(const module_record& m, std::uint64_t key,
+                                    std::uint64_t type_hash);
 
 }  // namespace ferry::detail
 

@@ -1,6 +1,7 @@
 // Copyright ferry authors.
 #include "serialize/inspect.h"
 
+#include "archive_access.h"
 #include "demangle.h"
 #include "frame_check.h"
 #include "identity.h"
@@ -30,8 +31,48 @@ const char* kind_name(wire::function_tag tag) {
     case wire::function_tag::keyed: return "keyed";
     case wire::function_tag::named: return "named";
     case wire::function_tag::pointer: return "pointer";
+    case wire::function_tag::shared: return "shared";
   }
   return "unknown";
+}
+
+// A named function's module: found by its stable name among the loaded
+// modules, else by the policy's candidates for its path.
+inspection::module named_module_of(const detail::recorded_identity& id, inspection& what) {
+  inspection::module m;
+  m.path = id.module_path;
+  m.holds_function = true;
+  const auto entries = detail::find_named(id.stable_name);
+  if (!entries.empty()) {
+    m.status = inspection::module_status::loaded;
+    m.file = detail::module_of(*entries.front()).path;
+    what.signature = detail::demangle(entries.front()->signature);
+    what.type_name = detail::demangle(entries.front()->type_name);
+    return m;
+  }
+  const auto candidates = detail::allowed_candidates(id.module_path);
+  if (candidates.empty()) {
+    m.refusal = module_not_allowed_error(id.module_path).what();
+  } else {
+    m.status = inspection::module_status::loadable;
+    m.file = candidates.front();
+  }
+  return m;
+}
+
+inspection::module probed(const detail::named_module& named) {
+  inspection::module m;
+  m.path = named.path;
+  m.build_id = detail::to_hex(named.build_id);
+  const detail::module_probe probe = detail::probe_module(named.path, named.build_id);
+  m.file = probe.file;
+  m.refusal = probe.reason;
+  switch (probe.outcome) {
+    case detail::module_probe::verdict::loaded: m.status = inspection::module_status::loaded; break;
+    case detail::module_probe::verdict::loadable: m.status = inspection::module_status::loadable; break;
+    case detail::module_probe::verdict::refused: m.status = inspection::module_status::refused; break;
+  }
+  return m;
 }
 
 }  // namespace
@@ -40,49 +81,36 @@ inspection inspect(std::string_view bytes) {
   inspection what;
   const std::string_view payload = payload_of(bytes, what.is_signed);
   input_archive ar(payload, wire::header_size);
+  detail::read_module_directory(ar);
   const detail::recorded_identity id = detail::peek_identity(ar);
   what.kind = kind_name(id.tag);
-  if (id.tag == wire::function_tag::empty) return what;
-  what.module_path = id.module_path;
   if (id.tag == wire::function_tag::named) {
     what.stable_name = id.stable_name;
-    const auto entries = detail::find_named(id.stable_name);
-    if (!entries.empty()) {
-      what.status = inspection::module_status::loaded;
-      what.file = detail::module_of(*entries.front()).path;
-      what.signature = detail::demangle(entries.front()->signature);
-      what.type_name = detail::demangle(entries.front()->type_name);
-      return what;
-    }
-    const auto candidates = detail::allowed_candidates(id.module_path);
-    if (candidates.empty()) {
-      what.status = inspection::module_status::refused;
-      what.refusal = module_not_allowed_error(id.module_path).what();
-    } else {
-      what.status = inspection::module_status::loadable;
-      what.file = candidates.front();
-    }
-    return what;
+    what.modules.push_back(named_module_of(id, what));
   }
-  what.build_id = detail::to_hex(id.build_id);
-  what.key = id.key;
   if (id.tag == wire::function_tag::pointer) what.signature = detail::demangle(id.signature.c_str());
-  const detail::module_probe probe = detail::probe_module(id.module_path, id.build_id);
-  what.file = probe.file;
-  what.refusal = probe.reason;
-  switch (probe.outcome) {
-    case detail::module_probe::verdict::loaded: what.status = inspection::module_status::loaded; break;
-    case detail::module_probe::verdict::loadable: what.status = inspection::module_status::loadable; break;
-    case detail::module_probe::verdict::refused: what.status = inspection::module_status::refused; break;
-  }
-  if (probe.record != nullptr && id.tag == wire::function_tag::keyed) {
-    if (const detail::registry_entry* e = detail::find_recorded_entry(id, *probe.record)) {
-      what.signature = detail::demangle(e->signature);
-      what.type_name = detail::demangle(e->type_name);
-    } else {
-      what.status = inspection::module_status::refused;
-      what.refusal = unknown_key_error(id.key, probe.record->path, "").what();
+  const auto& directory = detail::archive_access::modules(ar);
+  for (std::size_t i = 0; i < directory.size(); ++i) {
+    inspection::module m = probed(directory[i]);
+    for (const auto& [index, key] : id.code) {
+      if (index != i) continue;
+      m.holds_function = true;
+      m.key = key;
     }
+    const bool keyed = id.tag == wire::function_tag::keyed || id.tag == wire::function_tag::shared;
+    if (m.holds_function && keyed && m.status == inspection::module_status::loaded) {
+      const detail::module_record* record = detail::find_loaded_module(directory[i].build_id);
+      const detail::registry_entry* e =
+          record != nullptr ? detail::find_entry_at(*record, m.key, id.type_hash) : nullptr;
+      if (e == nullptr) {
+        m.status = inspection::module_status::refused;
+        m.refusal = unknown_key_error(m.key, directory[i].path, "").what();
+      } else if (what.type_name.empty()) {
+        what.signature = detail::demangle(e->signature);
+        what.type_name = detail::demangle(e->type_name);
+      }
+    }
+    what.modules.push_back(std::move(m));
   }
   return what;
 }
@@ -90,19 +118,23 @@ inspection inspect(std::string_view bytes) {
 std::string to_string(const inspection& what) {
   std::string out = "function: " + what.kind + (what.is_signed ? " (signed; signature not checked)" : "") + "\n";
   if (what.kind == "empty") return out;
+  if (what.kind == "shared") out += "any one module holding the code will do\n";
   if (!what.stable_name.empty()) out += "stable name: " + what.stable_name + "\n";
-  out += "module: " + what.module_path + "\n";
-  if (!what.build_id.empty()) out += "build-id: " + what.build_id + "\n";
-  if (what.kind == "keyed") out += "key: " + std::to_string(what.key) + "\n";
-  if (what.kind == "pointer") out += "offset: " + std::to_string(what.key) + "\n";
-  switch (what.status) {
-    case inspection::module_status::loaded: out += "status: loaded, from " + what.file + "\n"; break;
-    case inspection::module_status::loadable: out += "status: loadable, from " + what.file + "\n"; break;
-    case inspection::module_status::refused: out += "status: refused: " + what.refusal + "\n"; break;
-    case inspection::module_status::none: break;
-  }
   if (!what.signature.empty()) out += "signature: " + what.signature + "\n";
   if (!what.type_name.empty()) out += "type: " + what.type_name + "\n";
+  for (const inspection::module& m : what.modules) {
+    out += "module: " + m.path + "\n";
+    if (!m.build_id.empty()) out += "  build-id: " + m.build_id + "\n";
+    if (!m.holds_function) out += "  holds: code the function's state names\n";
+    else if (what.kind == "pointer") out += "  holds: the function, at offset " + std::to_string(m.key) + "\n";
+    else if (what.kind == "named") out += "  holds: the function\n";
+    else out += "  holds: the function's type, key " + std::to_string(m.key) + "\n";
+    switch (m.status) {
+      case inspection::module_status::loaded: out += "  status: loaded, from " + m.file + "\n"; break;
+      case inspection::module_status::loadable: out += "  status: loadable, from " + m.file + "\n"; break;
+      case inspection::module_status::refused: out += "  status: refused: " + m.refusal + "\n"; break;
+    }
+  }
   return out;
 }
 

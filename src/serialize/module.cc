@@ -197,6 +197,10 @@ std::string choose_file(const std::string& path, std::string_view build_id, bool
 
 }  // namespace
 
+const module_record* find_loaded_module(std::string_view build_id) {
+  return module_table::instance().find_loaded(build_id);
+}
+
 const module_record& resolve_module(const std::string& path, std::string_view build_id,
                                     bool vouched) {
   module_table& table = module_table::instance();

@@ -35,6 +35,9 @@ struct module_record {
 // it or the module has no build-id.
 const module_record& module_containing(const void* address);
 
+// The loaded module with this build-id, or nullptr; loads nothing.
+const module_record* find_loaded_module(std::string_view build_id);
+
 // The loaded module with this build-id, loading it (from `path` or an allowed
 // directory) when the policy allows, or from `path` itself when the bytes'
 // source vouches for it. Throws the module errors of error.h.

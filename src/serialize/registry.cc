@@ -18,6 +18,30 @@
 namespace ferry::detail {
 namespace {
 
+// Whether a type name, as the compiler wrote it, can only belong to one type
+// in a program. Errs on the strict side: a name it refuses keeps the
+// (module, key) identity, which is always right.
+bool unique_in_program(const char* raw) {
+  if (raw[0] == '*') return false;  // GCC: no external linkage
+  const std::string_view name(raw);
+  if (name.find("_GLOBAL__N") != name.npos) return false;  // an anonymous namespace
+  if (name.find('$') != name.npos) return false;  // Clang's numbering of a file's lambdas
+  const auto digit = [&](std::size_t i) {
+    return i < name.size() && name[i] >= '0' && name[i] <= '9';
+  };
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    // L<length>: a name with internal linkage (also the start of some
+    // template-argument literals, refused with them); Ut[n]_: an unnamed type.
+    if (name[i] == 'L' && digit(i + 1)) return false;
+    if (name.substr(i, 2) == "Ut" && (digit(i + 2) || name.substr(i + 2, 1) == "_")) return false;
+  }
+  return true;
+}
+
+std::string type_key(const registry_entry& e) {
+  return std::string(e.type_name) + ' ' + e.signature;
+}
+
 std::uint64_t fnv1a(std::uint64_t h, const char* s) {
   for (; *s != '\0'; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 0x100000001b3ULL;
   return h;
@@ -34,12 +58,14 @@ class registry {
     entries_[reinterpret_cast<std::uintptr_t>(e)] = e;
     if (e->stable_name != nullptr) names_[e->stable_name].push_back(e);
     if (e->make_from_code != nullptr) pointer_callers_[e->signature].push_back(e);
+    if (e->unique_name) same_type_[type_key(*e)].push_back(e);
   }
   void remove(const registry_entry* e) {
     std::lock_guard lock(mu_);
     entries_.erase(reinterpret_cast<std::uintptr_t>(e));
     if (e->stable_name != nullptr) erase_from(names_, e->stable_name, e);
     if (e->make_from_code != nullptr) erase_from(pointer_callers_, e->signature, e);
+    if (e->unique_name) erase_from(same_type_, type_key(*e), e);
   }
   void hold_for_fork(fork_phase phase) { apply_fork_phase(mu_, phase); }
   std::vector<const registry_entry*> named(std::string_view name) const {
@@ -52,6 +78,11 @@ class registry {
     auto it = pointer_callers_.find(absl::string_view(signature.data(), signature.size()));
     return it == pointer_callers_.end() ? nullptr : it->second.front();
   }
+  std::vector<const registry_entry*> same_type(const registry_entry& e) const {
+    std::lock_guard lock(mu_);
+    auto it = same_type_.find(type_key(e));
+    return it == same_type_.end() ? std::vector<const registry_entry*>{} : it->second;
+  }
   const registry_entry* find(std::uintptr_t address) const {
     std::lock_guard lock(mu_);
     auto it = entries_.find(address);
@@ -61,7 +92,7 @@ class registry {
  private:
   using entry_lists = absl::flat_hash_map<std::string, std::vector<const registry_entry*>>;
 
-  static void erase_from(entry_lists& lists, const char* key, const registry_entry* e) {
+  static void erase_from(entry_lists& lists, const std::string& key, const registry_entry* e) {
     auto it = lists.find(key);
     if (it == lists.end()) return;
     std::erase(it->second, e);
@@ -72,6 +103,7 @@ class registry {
   absl::flat_hash_map<std::uintptr_t, const registry_entry*> entries_;
   entry_lists names_;            // by stable name
   entry_lists pointer_callers_;  // entries with make_from_code, by signature
+  entry_lists same_type_;        // entries with unique names, by type and signature
 };
 
 }  // namespace
@@ -90,6 +122,10 @@ const registry_entry* find_pointer_caller(std::string_view signature) {
   return registry::instance().pointer_caller(signature);
 }
 
+std::vector<const registry_entry*> find_same_type(const registry_entry& entry) {
+  return registry::instance().same_type(entry);
+}
+
 std::vector<const registry_entry*> find_named(std::string_view name) {
   return registry::instance().named(name);
 }
@@ -101,14 +137,15 @@ const module_record& module_of(const registry_entry& entry) {
   return m;
 }
 
-registry_entry::registry_entry(const char* type, const char* sig, make_fn mk, const char* name,
-                               make_from_code_fn from_code) noexcept
-    : type_name(type),
+registry_entry::registry_entry(const char* raw_type, const char* sig, make_fn mk,
+                               const char* name, make_from_code_fn from_code) noexcept
+    : type_name(raw_type[0] == '*' ? raw_type + 1 : raw_type),
       signature(sig),
       make(mk),
       make_from_code(from_code),
       stable_name(name),
-      type_hash(detail::type_hash(type, sig)) {
+      unique_name(unique_in_program(raw_type)),
+      type_hash(detail::type_hash(type_name, sig)) {
   registry::instance().add(this);
 }
 

@@ -21,6 +21,11 @@ const registry_entry* find_entry(std::uintptr_t address);
 // function pointer of this signature (mangled), or nullptr.
 const registry_entry* find_pointer_caller(std::string_view signature);
 
+// The entries, one per module, of entry's type and signature when the
+// type's name is unique in a program (registry_entry::unique_name); empty
+// otherwise.
+std::vector<const registry_entry*> find_same_type(const registry_entry& entry);
+
 // The entries registered under a stable name (ferry::named), in any module.
 std::vector<const registry_entry*> find_named(std::string_view name);
 

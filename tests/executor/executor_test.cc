@@ -53,6 +53,16 @@ TEST_F(Executor, LibraryFunctionWrappedByTheProgramRunsUnderEveryStartMethod) {
   EXPECT_EQ(pool.submit(&test_tasks::triple, 7).get(), 21);
 }
 
+// A closure type whose name is unique in a program (here made by an inline
+// function of a header) names every module that registers it, so a plugin
+// worker, which cannot load this program, runs this program's copy from the
+// library's.
+TEST_F(Executor, HeaderDefinedClosureWrappedByTheProgramRunsUnderEveryStartMethod) {
+  ferry::process_pool pool(options(1));
+  EXPECT_EQ(pool.submit(test_tasks::header_closure(3), 5).get(), 16);
+  EXPECT_EQ(pool.submit(test_tasks::header_closure_from_library(4), 5).get(), 21);
+}
+
 // A worker that does not know the signature (ferry-worker) calls a function
 // pointer through a module that wraps pointers of that signature; where none
 // does, the task fails saying what to do.

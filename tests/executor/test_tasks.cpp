@@ -84,6 +84,8 @@ ferry::function<double()> sum(std::vector<double> values) {
 
 ferry::function<int(int)> negate_pointer() { return &negate; }
 
+ferry::function<int(int)> header_closure_from_library(int k) { return header_closure(k); }
+
 int triple(int x) { return 3 * x; }
 double halve(double x) { return x / 2; }
 

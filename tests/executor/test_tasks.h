@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <serialize/closure.h>
 #include <serialize/function.h>
 
 namespace test_tasks {
@@ -22,6 +23,13 @@ ferry::function<int(int)> negate_pointer();                      // function poi
 // of none of halve's.
 int triple(int x);
 double halve(double x);
+// A closure made by an inline function of this header, which the library
+// and the test programs compile alike; the library's own copy is
+// header_closure_from_library.
+inline ferry::function<int(int)> header_closure(int k) {
+  return ferry::closure([](int factor, int x) { return factor * x + 1; }, k);
+}
+ferry::function<int(int)> header_closure_from_library(int k);
 ferry::function<int(int)> offset_by(int k);                      // class with cereal serialize
 ferry::function<int(ferry::function<int(int)>)> apply_to_one();  // g(1)
 // Types whose cereal functions fail in chosen places: saving in the pool,

@@ -14,7 +14,7 @@ fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 
 if ldd "$receiver" | grep -q ferry_local_module; then fail "receiver must not link the library"; fi
 
-for kind in lambda capture aggregate closure pointer; do
+for kind in lambda capture aggregate closure pointer header; do
   "$sender" "$kind" "$tmp/$kind.bin" || { fail "sender $kind"; continue; }
   out=$("$receiver" "$tmp/$kind.bin" --allow "$libdir" 2>&1)
   if [ "$out" = ok ]; then pass "$kind runs in the receiver"; else fail "$kind: got '$out'"; fi
@@ -33,6 +33,8 @@ expect_error() {
 }
 
 expect_error "module outside the allowed set" module_not_allowed_error "$libdir" "$tmp/lambda.bin"
+expect_error "header closure outside the allowed set names the library, not the sender" \
+  module_not_allowed_error "$libdir" "$tmp/header.bin"
 expect_error "module built differently" build_id_mismatch_error "has build-id" \
   "$tmp/lambda.bin" --allow "$variant_dir"
 

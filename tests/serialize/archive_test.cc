@@ -62,10 +62,9 @@ TEST(Archive, PlainAggregateIsReflected) {
 namespace {
 // A frame whose payload is a u64 length followed by `present` bytes.
 std::string frame_with_length(std::uint64_t claimed, std::size_t present) {
-  std::string frame(ferry::wire::header_size, '\0');
-  frame.append(reinterpret_cast<const char*>(&claimed), 8);
-  frame.append(present, 'x');
-  return reseal(frame);
+  std::string value(reinterpret_cast<const char*>(&claimed), 8);
+  value.append(present, 'x');
+  return ferry::testing::frame_of_value(value);
 }
 }  // namespace
 
@@ -102,10 +101,8 @@ TEST(Archive, BadVariantIndexIsAFormatError) {
 }
 
 TEST(Archive, TruncatedScalarNamesOffset) {
-  std::string frame(ferry::wire::header_size, '\0');
-  frame += "ab";
   try {
-    (void)ferry::loads<std::uint64_t>(reseal(frame));
+    (void)ferry::loads<std::uint64_t>(ferry::testing::frame_of_value("ab"));
     FAIL();
   } catch (const ferry::format_error& e) {
     EXPECT_EQ(e.offset(), ferry::wire::header_size);

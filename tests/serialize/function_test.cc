@@ -106,7 +106,8 @@ TEST(Function, NestingBeyondTheLimitIsAFormatError) {
   const std::string shallower = ferry::dumps(nest(deepest - 1));
   const std::string bytes = ferry::dumps(nest(deepest));
   const std::size_t level = bytes.size() - shallower.size();
-  const std::size_t last = bytes.size() - 2 * level;  // the last closure level, before the lambda
+  // The last closure level, before the lambda and the module directory.
+  const std::size_t last = layout_of(bytes).directory_at - 2 * level;
   const std::string record = bytes.substr(last, level);
   ASSERT_EQ(bytes.substr(last - level, level), record);
   std::string deeper = bytes;
@@ -168,12 +169,14 @@ TEST(Function, KeyOfAnotherTypeFailsTheHashCrossCheck) {
 
 TEST(Function, FunctionPointerOffsetNotAtAFunctionStart) {
   ferry::function<int(int)> f = +[](int x) { return x; };
-  // The state (module ref 0 + offset) is the last 12 bytes.
+  // The state (module ref 0 + offset) is the last 12 bytes before the
+  // module directory.
   std::string bytes = ferry::dumps(f);
+  const std::size_t at = layout_of(bytes).directory_at - 8;
   std::uint64_t offset;
-  std::memcpy(&offset, bytes.data() + bytes.size() - 8, 8);
+  std::memcpy(&offset, bytes.data() + at, 8);
   offset += 1;
-  std::memcpy(bytes.data() + bytes.size() - 8, &offset, 8);
+  std::memcpy(bytes.data() + at, &offset, 8);
   try {
     (void)ferry::loads<ferry::function<int(int)>>(reseal(bytes));
     FAIL() << "expected unknown_key_error";

@@ -112,7 +112,9 @@ TEST_F(ModulePolicy, PluginCodeIsAttributedToThePlugin) {
   const ferry::inspection what = ferry::inspect(bytes);
   EXPECT_EQ(what.kind, "pointer");
   EXPECT_EQ(what.signature, "int (int)");
-  EXPECT_EQ(fs::path(what.module_path).filename(), plugin.filename());
+  ASSERT_EQ(what.modules.size(), 1u);
+  EXPECT_TRUE(what.modules[0].holds_function);
+  EXPECT_EQ(fs::path(what.modules[0].path).filename(), plugin.filename());
 }
 
 TEST_F(ModulePolicy, AllowedFileLoadsThePlugin) {
@@ -477,23 +479,42 @@ TEST_F(ModulePolicy, InspectSaysWhatLoadingWouldNeedAndLoadsNothing) {
   ferry::inspection what = ferry::inspect(bytes);
   EXPECT_EQ(what.kind, "keyed");
   EXPECT_FALSE(what.is_signed);
-  EXPECT_EQ(what.module_path, plugin.string());
-  EXPECT_EQ(what.build_id, build_id_hex(plugin));
-  EXPECT_EQ(what.status, ferry::inspection::module_status::refused);
-  EXPECT_NE(what.refusal.find("allow_module"), std::string::npos) << what.refusal;
+  ASSERT_EQ(what.modules.size(), 1u);
+  EXPECT_EQ(what.modules[0].path, plugin.string());
+  EXPECT_EQ(what.modules[0].build_id, build_id_hex(plugin));
+  EXPECT_TRUE(what.modules[0].holds_function);
+  EXPECT_EQ(what.modules[0].status, ferry::inspection::module_status::refused);
+  EXPECT_NE(what.modules[0].refusal.find("allow_module"), std::string::npos) << what.modules[0].refusal;
   EXPECT_EQ(what.signature, "");  // not known before the module is loaded
 
   ferry::allow_module(plugin.parent_path());
   what = ferry::inspect(bytes);
-  EXPECT_EQ(what.status, ferry::inspection::module_status::loadable);
-  EXPECT_EQ(what.file, fs::canonical(plugin).string());
+  EXPECT_EQ(what.modules.at(0).status, ferry::inspection::module_status::loadable);
+  EXPECT_EQ(what.modules.at(0).file, fs::canonical(plugin).string());
   EXPECT_FALSE(is_mapped("libferry_test_plugin.so")) << "inspect loaded the module";
 
   EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 2);
   what = ferry::inspect(bytes);
-  EXPECT_EQ(what.status, ferry::inspection::module_status::loaded);
+  EXPECT_EQ(what.modules.at(0).status, ferry::inspection::module_status::loaded);
   EXPECT_EQ(what.signature, "int (int)");
   EXPECT_NE(ferry::to_string(what).find("status: loaded"), std::string::npos) << ferry::to_string(what);
+}
+
+// The function's state names more modules (here a function loaded from the
+// plugin, captured by a closure of this program): inspect lists each.
+TEST_F(ModulePolicy, InspectListsTheModulesTheStateNames) {
+  ferry::allow_module(plugin.parent_path());
+  const int_fn inner = ferry::loads<int_fn>(bytes_from_plugin(plugin, "lambda"));
+  const int_fn outer = ferry::closure([](const int_fn& g, int x) { return g(x) * 10; }, inner);
+  const ferry::inspection what = ferry::inspect(ferry::dumps(outer));
+  ASSERT_EQ(what.modules.size(), 2u);
+  EXPECT_TRUE(what.modules[0].holds_function);
+  EXPECT_EQ(fs::path(what.modules[0].path), fs::canonical("/proc/self/exe"));
+  EXPECT_FALSE(what.modules[1].holds_function);
+  EXPECT_EQ(fs::path(what.modules[1].path).filename(), plugin.filename());
+  EXPECT_EQ(what.modules[1].status, ferry::inspection::module_status::loaded);
+  EXPECT_NE(ferry::to_string(what).find("holds: code the function's state names"), std::string::npos)
+      << ferry::to_string(what);
 }
 
 TEST_F(ModulePolicy, InspectNamesTheBuildThatWouldBeRefused) {
@@ -502,8 +523,9 @@ TEST_F(ModulePolicy, InspectNamesTheBuildThatWouldBeRefused) {
   fs::copy_file(plugin, dir.path / plugin.filename());
   ferry::allow_module(dir.path);
   const ferry::inspection what = ferry::inspect(bytes);
-  EXPECT_EQ(what.status, ferry::inspection::module_status::refused);
-  EXPECT_NE(what.refusal.find("was looked for at"), std::string::npos) << what.refusal;
+  ASSERT_EQ(what.modules.size(), 1u);
+  EXPECT_EQ(what.modules[0].status, ferry::inspection::module_status::refused);
+  EXPECT_NE(what.modules[0].refusal.find("was looked for at"), std::string::npos) << what.modules[0].refusal;
   EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
 }
 
@@ -512,7 +534,9 @@ TEST_F(ModulePolicy, InspectReadsNamedAndSignedFunctions) {
   ferry::inspection what = ferry::inspect(bytes);
   EXPECT_EQ(what.kind, "named");
   EXPECT_EQ(what.stable_name, "test.plugin.add_ten");
-  EXPECT_EQ(what.status, ferry::inspection::module_status::refused);
+  ASSERT_EQ(what.modules.size(), 1u);
+  EXPECT_EQ(what.modules[0].build_id, "");
+  EXPECT_EQ(what.modules[0].status, ferry::inspection::module_status::refused);
   ferry::detail::sign_frame(bytes, ferry::signing_key::generate());
   what = ferry::inspect(bytes);
   EXPECT_TRUE(what.is_signed);

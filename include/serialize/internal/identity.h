@@ -48,6 +48,18 @@ FERRY_EXPORT void write_code_address(output_archive& ar, const void* code,
 // whose parameter list matches `function_type` (typeid(R(Args...)).name()).
 FERRY_EXPORT const void* read_code_address(input_archive& ar, const char* function_type);
 
+// A frame's payload ends with a directory of the modules its value names
+// (layout in serialize/wire_format.h). Writing: call list_modules_at_end
+// before writing the value and write_module_directory after it.
+FERRY_EXPORT void list_modules_at_end(output_archive& ar);
+FERRY_EXPORT void write_module_directory(output_archive& ar);
+// Reading: read_module_directory before reading the value takes the
+// directory off the end of the bytes ar reads; finish_payload after it
+// checks that nothing is left and that the value referred to every listed
+// module. Both throw ferry::format_error naming the offset.
+FERRY_EXPORT void read_module_directory(input_archive& ar);
+FERRY_EXPORT void finish_payload(input_archive& ar);
+
 // Lets the modules that the bytes read through `ar` name be loaded from the
 // paths recorded in them, without the allow-list, because their source
 // vouches for them: a message verified under a pool's key, bytes signed with

@@ -41,8 +41,9 @@ struct FERRY_EXPORT registry_entry {
   using make_from_code_fn = callable_any* (*)(const void* code);
 
   // Registers the entry; called during the module's static initialization.
+  // raw_type_name is the compiler's name of F (see raw_type_name below);
   // stable_name is null unless F was made with ferry::named.
-  registry_entry(const char* type_name, const char* signature, make_fn make,
+  registry_entry(const char* raw_type_name, const char* signature, make_fn make,
                  const char* stable_name, make_from_code_fn make_from_code) noexcept;
   // Unregisters it when the module is unloaded.
   ~registry_entry();
@@ -56,6 +57,10 @@ struct FERRY_EXPORT registry_entry {
   // (a verified function address); null for other types.
   make_from_code_fn make_from_code;
   const char* stable_name;
+  // F's name is the same type's in every module of a program: F has
+  // external linkage, so the one-definition rule makes each module's copy of
+  // it the same code (identity.cc then names every module that has it).
+  bool unique_name;
   std::uint64_t type_hash;  // hash of type_name and signature: a cross-check on the wire
   mutable std::atomic<const module_record*> module{nullptr};  // found on first dumps
 };
@@ -77,6 +82,24 @@ inline constexpr bool is_pointer_to = std::is_same_v<F, Sig*>;
 template <class F>
 inline constexpr const char* stable_name_of = nullptr;
 
+// typeid(F).name() as the compiler wrote it. libstdc++'s name() hides the
+// '*' that GCC puts before the name of a type without external linkage;
+// registry_entry needs it to tell which names may collide across modules.
+#if defined(__GLIBCXX__)
+struct FERRY_HIDDEN type_name_access : std::type_info {
+  static constexpr auto name_member = &type_name_access::__name;
+};
+template <class F>
+inline const char* raw_type_name() {
+  return typeid(F).*type_name_access::name_member;
+}
+#else
+template <class F>
+inline const char* raw_type_name() {
+  return typeid(F).name();
+}
+#endif
+
 template <class F, class Sig>
 struct FERRY_HIDDEN registration {
   static const registry_entry entry;
@@ -84,7 +107,7 @@ struct FERRY_HIDDEN registration {
 
 template <class F, class Sig>
 const registry_entry registration<F, Sig>::entry{
-    typeid(F).name(), typeid(Sig).name(), &callable_maker<F, Sig>::make, stable_name_of<F>,
+    raw_type_name<F>(), typeid(Sig).name(), &callable_maker<F, Sig>::make, stable_name_of<F>,
     is_pointer_to<F, Sig> ? &callable_maker<F, Sig>::from_code : nullptr};
 
 }  // namespace ferry::detail
