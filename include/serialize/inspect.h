@@ -35,12 +35,13 @@ struct inspection {
 
   struct module {
     std::string path;       // as recorded in the bytes
-    std::string build_id;   // hex; empty for a named function's module
+    std::string build_id;   // hex; for a named function, the sender's build
     // Holds the function's own code (for a shared record, any one such
     // module will do); otherwise named by the function's state.
     bool holds_function = false;
     std::uint64_t key = 0;  // holds_function: offset of the type's registration
-                            // (keyed, shared) or of the function (pointer)
+                            // (keyed, shared) or of the function (pointer); 0
+                            // for a named function, which any build will do
     module_status status = module_status::refused;
     std::string file;       // loaded: where from; loadable: the file loads would open
     std::string refusal;    // refused: the error loads would throw, its what()

@@ -217,7 +217,7 @@ void write_entry(output_archive& ar, const registry_entry& entry) {
   if (entry.stable_name != nullptr) {
     ar(static_cast<std::uint8_t>(wire::function_tag::named));
     write_bytes(ar, entry.stable_name);
-    write_bytes(ar, m.path);
+    write_module_ref(ar, m, false);  // any module registering the name will do
     return;
   }
   const auto sharing = modules_sharing(entry, m);
@@ -253,16 +253,37 @@ const registry_entry* find_named_entry(const std::string& name, const char* sign
   return found;
 }
 
+// A named record after its tag. Any loaded module registering the name will
+// do, whatever its build. Else the recorded module is loaded: the recorded
+// build when the bytes' source vouches for it, else any build the policy
+// allows at its path.
 const registry_entry& read_named_entry(input_archive& ar, const char* signature) {
   const std::string name = read_bounded(ar, wire::max_stable_name, "stable name");
-  const std::string path = read_bounded(ar, wire::max_module_path, "module path");
-  if (const registry_entry* e = find_named_entry(name, signature, path)) return *e;
-  if (signature != nullptr && !find_named(name).empty())
-    throw type_mismatch_error(demangle(signature), demangle(find_named(name).front()->signature));
-  load_module_by_path(path);
-  if (const registry_entry* e = find_named_entry(name, signature, path)) return *e;
-  if (signature != nullptr && !find_named(name).empty())
-    throw type_mismatch_error(demangle(signature), demangle(find_named(name).front()->signature));
+  const std::size_t index = read_module_name(ar);
+  const std::string path = archive_access::modules(ar)[index].path;
+  const auto found = [&]() -> const registry_entry* {
+    if (const registry_entry* e = find_named_entry(name, signature, path)) return e;
+    if (signature != nullptr && !find_named(name).empty())
+      throw type_mismatch_error(demangle(signature), demangle(find_named(name).front()->signature));
+    return nullptr;
+  };
+  if (const registry_entry* e = found()) return *e;
+  std::exception_ptr vouched_failure;
+  if (archive_access::vouched(ar)) {
+    try {
+      resolve_named(ar, index);
+    } catch (const error&) {
+      vouched_failure = std::current_exception();
+    }
+    if (const registry_entry* e = found()) return *e;
+  }
+  try {
+    load_module_by_path(path);
+  } catch (const error&) {
+    if (vouched_failure) std::rethrow_exception(vouched_failure);
+    throw;
+  }
+  if (const registry_entry* e = found()) return *e;
   throw unknown_key_error(0, path, "no loaded module registers the stable name '" + name + "'");
 }
 
@@ -294,7 +315,7 @@ recorded_identity peek_identity(input_archive& ar) {
       break;
     case wire::function_tag::named:
       id.stable_name = read_bounded(ar, wire::max_stable_name, "stable name");
-      id.module_path = read_bounded(ar, wire::max_module_path, "module path");
+      id.code.emplace_back(read_module_name(ar), 0);
       break;
     case wire::function_tag::pointer: {
       id.signature = read_bounded(ar, wire::max_signature, "signature");

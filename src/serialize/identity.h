@@ -21,10 +21,9 @@ namespace ferry::detail {
 struct recorded_identity {
   wire::function_tag tag = wire::function_tag::empty;
   std::string stable_name;   // named
-  std::string module_path;   // named
   std::string signature;     // pointer: mangled
-  // keyed, pointer, shared: each module holding the code, as an index into
-  // the payload's named modules, with the key (pointer: the offset) there.
+  // Each module holding the code, as an index into the payload's named
+  // modules, with the key there (pointer: the offset; named: 0).
   std::vector<std::pair<std::size_t, std::uint64_t>> code;
   std::uint64_t type_hash = 0;  // keyed, shared
 };

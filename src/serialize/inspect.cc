@@ -36,28 +36,24 @@ const char* kind_name(wire::function_tag tag) {
   return "unknown";
 }
 
-// A named function's module: found by its stable name among the loaded
-// modules, else by the policy's candidates for its path.
-inspection::module named_module_of(const detail::recorded_identity& id, inspection& what) {
-  inspection::module m;
-  m.path = id.module_path;
-  m.holds_function = true;
-  const auto entries = detail::find_named(id.stable_name);
+// A named function's module: any loaded module registering the name, else
+// the policy's candidates for the recorded path (any build will do).
+void probe_named(const std::string& stable_name, inspection::module& m, inspection& what) {
+  const auto entries = detail::find_named(stable_name);
   if (!entries.empty()) {
     m.status = inspection::module_status::loaded;
     m.file = detail::module_of(*entries.front()).path;
+    m.refusal.clear();
     what.signature = detail::demangle(entries.front()->signature);
     what.type_name = detail::demangle(entries.front()->type_name);
-    return m;
+    return;
   }
-  const auto candidates = detail::allowed_candidates(id.module_path);
-  if (candidates.empty()) {
-    m.refusal = module_not_allowed_error(id.module_path).what();
-  } else {
-    m.status = inspection::module_status::loadable;
-    m.file = candidates.front();
-  }
-  return m;
+  if (m.status != inspection::module_status::refused) return;  // the recorded build will do
+  const auto candidates = detail::allowed_candidates(m.path);
+  if (candidates.empty()) return;
+  m.status = inspection::module_status::loadable;
+  m.file = candidates.front();
+  m.refusal.clear();
 }
 
 inspection::module probed(const detail::named_module& named) {
@@ -84,10 +80,7 @@ inspection inspect(std::string_view bytes) {
   detail::read_module_directory(ar);
   const detail::recorded_identity id = detail::peek_identity(ar);
   what.kind = kind_name(id.tag);
-  if (id.tag == wire::function_tag::named) {
-    what.stable_name = id.stable_name;
-    what.modules.push_back(named_module_of(id, what));
-  }
+  what.stable_name = id.stable_name;
   if (id.tag == wire::function_tag::pointer) what.signature = detail::demangle(id.signature.c_str());
   const auto& directory = detail::archive_access::modules(ar);
   for (std::size_t i = 0; i < directory.size(); ++i) {
@@ -97,6 +90,7 @@ inspection inspect(std::string_view bytes) {
       m.holds_function = true;
       m.key = key;
     }
+    if (m.holds_function && id.tag == wire::function_tag::named) probe_named(id.stable_name, m, what);
     const bool keyed = id.tag == wire::function_tag::keyed || id.tag == wire::function_tag::shared;
     if (m.holds_function && keyed && m.status == inspection::module_status::loaded) {
       const detail::module_record* record = detail::find_loaded_module(directory[i].build_id);

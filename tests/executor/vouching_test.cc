@@ -60,9 +60,11 @@ TEST_F(Vouching, PluginDlopenedAfterTheWorkersStartedRunsInThem) {
   auto lambda = pool.submit(closure_of(handle, "lambda"), 1);
   auto pointer = pool.submit(closure_of(handle, "pointer"), 5);
   auto closure = pool.submit(closure_of(handle, "closure"), 1);
+  auto named = pool.submit(closure_of(handle, "named"), 1);  // ferry::named
   EXPECT_EQ(get_within(lambda), 2);
   EXPECT_EQ(get_within(pointer), 10);
   EXPECT_EQ(get_within(closure), 4);
+  EXPECT_EQ(get_within(named), 11);
 }
 
 TEST_F(Vouching, PluginLoadedThroughBoostDllRunsInTheWorkers) {

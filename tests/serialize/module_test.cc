@@ -535,7 +535,7 @@ TEST_F(ModulePolicy, InspectReadsNamedAndSignedFunctions) {
   EXPECT_EQ(what.kind, "named");
   EXPECT_EQ(what.stable_name, "test.plugin.add_ten");
   ASSERT_EQ(what.modules.size(), 1u);
-  EXPECT_EQ(what.modules[0].build_id, "");
+  EXPECT_EQ(what.modules[0].build_id, build_id_hex(plugin));
   EXPECT_EQ(what.modules[0].status, ferry::inspection::module_status::refused);
   ferry::detail::sign_frame(bytes, ferry::signing_key::generate());
   what = ferry::inspect(bytes);
