@@ -204,8 +204,14 @@ std::vector<std::pair<const module_record*, const registry_entry*>> modules_shar
     const module_record& m = module_of(*peer);
     for (const auto& [seen, e] : found)
       if (seen == &m) return {};  // two types of one name in one module: not unique after all
-    if (found.size() < wire::max_shared_modules) found.emplace_back(&m, peer);
+    found.emplace_back(&m, peer);
   }
+  // The others in a canonical order, not the order the modules were loaded
+  // in, so that the bytes do not depend on it.
+  std::sort(found.begin() + 1, found.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first->path, a.first->build_id) < std::tie(b.first->path, b.first->build_id);
+  });
+  if (found.size() > wire::max_shared_modules) found.resize(wire::max_shared_modules);
   if (own.main_program) std::rotate(found.begin(), found.begin() + 1, found.end());
   return found;
 }
