@@ -10,6 +10,7 @@ packages=(
   libabsl-dev
   libgtest-dev
   libssl-dev
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()

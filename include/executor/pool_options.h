@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "executor/cpu_count.h"
 #include "executor/start_method.h"
@@ -40,6 +41,11 @@ struct pool_options {
   std::size_t max_worker_memory = 0;
   // Environment variables set in each worker before the initializer.
   std::map<std::string, std::string> env;
+  // Environment variables a worker does not inherit from the pool's
+  // process; a name ending in '*' removes every variable it is a prefix of,
+  // e.g. "OMPI_*". Applied when the worker starts, before anything of it
+  // runs (spawn, plugin) or right after fork; env is applied after it.
+  std::vector<std::string> unset_env;
   // A message between pool and worker larger than this is refused: the
   // task fails (or, from a worker, the worker is replaced).
   std::size_t max_message_size = std::size_t{1} << 32;

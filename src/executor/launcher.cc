@@ -37,7 +37,8 @@ bool sets(std::string_view entry, std::string_view name) {
   return entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=';
 }
 
-pid_t spawn_program(const std::string& program, int child_socket) {
+pid_t spawn_program(const std::string& program, int child_socket,
+                    const std::vector<std::string>& unset_env) {
   constexpr int child_fd = protocol::worker_fd;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -48,7 +49,8 @@ pid_t spawn_program(const std::string& program, int child_socket) {
   }
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (!sets(*e, protocol::worker_fd_variable) && !sets(*e, protocol::parent_pid_variable))
+    if (!sets(*e, protocol::worker_fd_variable) && !sets(*e, protocol::parent_pid_variable) &&
+        !is_unset(*e, unset_env))
       env_strings.emplace_back(*e);
   }
   env_strings.push_back(std::string(protocol::worker_fd_variable) + "=" + std::to_string(child_fd));
@@ -69,13 +71,37 @@ pid_t spawn_program(const std::string& program, int child_socket) {
   return pid;
 }
 
+// Removes from this process's environment what unset_env names.
+void unset_variables(const std::vector<std::string>& unset_env) {
+  std::vector<std::string> names;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!is_unset(*e, unset_env)) continue;
+    const std::string_view entry(*e);
+    names.emplace_back(entry.substr(0, entry.find('=')));
+  }
+  for (const std::string& name : names) ::unsetenv(name.c_str());
+}
+
 }  // namespace
+
+bool is_unset(std::string_view entry, const std::vector<std::string>& unset_env) {
+  const std::string_view name = entry.substr(0, entry.find('='));
+  for (const std::string& pattern : unset_env) {
+    if (!pattern.empty() && pattern.back() == '*') {
+      if (name.starts_with(std::string_view(pattern).substr(0, pattern.size() - 1))) return true;
+    } else if (name == pattern) {
+      return true;
+    }
+  }
+  return false;
+}
 
 launch_error::launch_error(const std::string& message, bool lasting)
     : worker_start_error(message), lasting_(lasting) {}
 launch_error::~launch_error() = default;
 
 launched_worker launch_worker(start_method method, const std::string& program,
+                              const std::vector<std::string>& unset_env,
                               const std::vector<int>& close_in_child) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) fail("socketpair");
@@ -95,11 +121,12 @@ launched_worker launch_worker(start_method method, const std::string& program,
     if (pid == 0) {
       ::close(sv[0]);
       for (int fd : close_in_child) ::close(fd);
+      unset_variables(unset_env);
       serve(sv[1]);
     }
   } else {
     try {
-      pid = spawn_program(program, sv[1]);
+      pid = spawn_program(program, sv[1], unset_env);
     } catch (...) {
       ::close(sv[0]);
       ::close(sv[1]);

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "executor/errors.h"
@@ -32,11 +33,16 @@ struct launched_worker {
 };
 
 // Starts a worker. `program` is used by spawn (normally /proc/self/exe) and
-// plugin (the ferry-worker program). A forked child closes
-// `close_in_child` (the pool's other descriptors) before serving. Throws
-// launch_error.
+// plugin (the ferry-worker program). The worker's environment lacks the
+// variables `unset_env` names (pool_options::unset_env). A forked child
+// closes `close_in_child` (the pool's other descriptors) before serving.
+// Throws launch_error.
 launched_worker launch_worker(start_method method, const std::string& program,
+                              const std::vector<std::string>& unset_env,
                               const std::vector<int>& close_in_child);
+
+// Whether an environment entry "NAME=value" is one `unset_env` names.
+bool is_unset(std::string_view entry, const std::vector<std::string>& unset_env);
 
 // The ferry-worker program for start_method::plugin when the options name
 // none: $FERRY_WORKER, else ferry-worker beside this library.

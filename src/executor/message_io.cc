@@ -25,6 +25,14 @@ class inline_body final : public message_body {
   std::string bytes_;
 };
 
+}  // namespace
+
+std::shared_ptr<const message_body> make_message_body(std::string bytes) {
+  return std::make_shared<inline_body>(std::move(bytes));
+}
+
+namespace {
+
 [[noreturn]] void throw_errno(const char* what) {
   throw protocol_error(std::string(what) + ": " + std::strerror(errno));
 }

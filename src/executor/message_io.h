@@ -26,11 +26,14 @@ namespace ferry::detail {
 
 // The body of a message, as received: in the reader's memory or mapped from
 // shared memory. A finished task's state holds its result's body.
-class message_body {
+class FERRY_EXPORT message_body {
  public:
   virtual ~message_body();
   virtual std::string_view view() const noexcept = 0;
 };
+
+// A body holding `bytes` (one received from elsewhere: the MPI pool).
+FERRY_EXPORT std::shared_ptr<const message_body> make_message_body(std::string bytes);
 
 struct message {
   protocol::header header;

@@ -96,6 +96,12 @@ pool_core::~pool_core() {
   ::close(wake_fd_);
 }
 
+std::shared_ptr<future_state> pool_core::submit_task(const task_writer& task, std::uint32_t count) {
+  auto encoded = encode_or_fail(task, count);
+  if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&encoded)) return *failed;
+  return submit(std::get<protocol::encoded_task>(std::move(encoded)));
+}
+
 std::shared_ptr<future_state> pool_core::submit(protocol::encoded_task encoded) {
   if (encoded.names_main_program && options_.start == start_method::plugin) {
     return failed_state(std::make_exception_ptr(not_shippable_error(
@@ -224,7 +230,7 @@ void pool_core::start_worker() {
   }
   launched_worker l{};
   try {
-    l = launch_worker(options_.start, program_, inherited);
+    l = launch_worker(options_.start, program_, options_.unset_env, inherited);
   } catch (const launch_error& e) {
     // Out of processes or descriptors, or no program to run. With no worker
     // alive nothing would serve the queue meanwhile, so that fails it too.

@@ -27,27 +27,29 @@
 
 #include "executor/internal/future_state.h"
 #include "executor/pool_options.h"
-#include "executor/process_pool.h"
+#include "executor/shutdown_options.h"
+#include "executor/internal/submit.h"
 #include "message_io.h"
 #include "protocol.h"
+#include "submit_encoding.h"
 
 namespace ferry::detail {
 
-// A state already failed with `error`.
-std::shared_ptr<future_state> failed_state(std::exception_ptr error);
-
-class pool_core {
+// Exported for the MPI node agent (src/mpi/agent.cc), which runs one.
+class FERRY_EXPORT pool_core final : public task_queue {
  public:
   // Throws ferry::error inside a worker process, ferry::worker_start_error
   // when the plugin worker program cannot be executed.
   explicit pool_core(pool_options options);
-  ~pool_core();  // shutdown({}): waits for the queue to drain
+  ~pool_core() override;  // shutdown({}): waits for the queue to drain
 
-  // Queues a task; fails the returned state instead when no worker of this
-  // pool could run it. Throws ferry::pool_shutdown_error after shutdown.
+  std::shared_ptr<future_state> submit_task(const task_writer& task, std::uint32_t count) override;
+  // Queues an encoded task; fails the returned state instead when no worker
+  // of this pool could run it. Throws ferry::pool_shutdown_error after
+  // shutdown.
   std::shared_ptr<future_state> submit(protocol::encoded_task task);
-  void shutdown(shutdown_options how);
-  bool is_shutdown() const;
+  void shutdown(shutdown_options how) override;
+  bool is_shutdown() const override;
   void resize(std::size_t max_workers);
   std::size_t max_workers() const;
   std::vector<int> worker_pids() const;

@@ -8,15 +8,15 @@
 namespace ferry {
 
 process_pool::process_pool(pool_options options)
-    : core_(std::make_shared<detail::pool_core>(std::move(options))) {}
+    : process_pool(std::make_shared<detail::pool_core>(std::move(options))) {}
+process_pool::process_pool(std::shared_ptr<detail::pool_core> core)
+    : pool_front(core), core_(std::move(core)) {}
 process_pool::~process_pool() = default;
 process_pool::process_pool(const process_pool&) = default;
 process_pool& process_pool::operator=(const process_pool&) = default;
 process_pool::process_pool(process_pool&&) noexcept = default;
 process_pool& process_pool::operator=(process_pool&&) noexcept = default;
 
-void process_pool::shutdown(shutdown_options how) { core_->shutdown(how); }
-bool process_pool::is_shutdown() const { return core_->is_shutdown(); }
 std::size_t process_pool::max_workers() const { return core_->max_workers(); }
 void process_pool::resize(std::size_t max_workers) { core_->resize(max_workers); }
 std::vector<int> process_pool::worker_pids() const { return core_->worker_pids(); }

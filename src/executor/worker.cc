@@ -16,11 +16,13 @@ namespace {
 
 // Refuses to let a spawned program that cannot serve run its main logic.
 // Runs during the static initialization of this library, before main: it
-// can only check that the executable calls serve_if_worker at all.
+// can only check that the executable calls serve_if_worker at all, itself
+// or through serve_if_mpi_agent (executor/mpi_pool.h), which calls it first.
 struct entry_point_check {
   entry_point_check() {
     if (std::getenv(protocol::worker_fd_variable) == nullptr) return;
     if (program_imports("_ZN5ferry15serve_if_workerEiPPc")) return;
+    if (program_imports("_ZN5ferry18serve_if_mpi_agentEiPPc")) return;
     static constexpr char message[] =
         "ferry: this program was started as a pool worker (start_method::spawn), but its "
         "main() does not call ferry::serve_if_worker(argc, argv). Add that call as the first "

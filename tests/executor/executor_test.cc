@@ -219,6 +219,29 @@ TEST_F(Executor, InitializerAndEnvironmentAreSeenByTasks) {
   EXPECT_EQ(pool.submit(test_tasks::getenv(), std::string("FERRY_TEST_VALUE")).get(), "from the pool");
 }
 
+// What an MPI node agent needs: its workers must not see the launcher's
+// variables (a child that inherits OMPI_* and calls MPI_Init fails).
+TEST_F(Executor, UnsetEnvironmentVariablesAreNotInheritedByWorkers) {
+  ::setenv("FERRY_TEST_LAUNCHER_RANK", "3", 1);
+  ::setenv("FERRY_TEST_LAUNCHER_SIZE", "4", 1);
+  ::setenv("FERRY_TEST_EXACT", "gone", 1);
+  ::setenv("FERRY_TEST_EXACTLY", "kept", 1);
+  ferry::pool_options o = options(1);
+  o.unset_env = {"FERRY_TEST_LAUNCHER_*", "FERRY_TEST_EXACT"};
+  o.env["FERRY_TEST_LAUNCHER_SIZE"] = "set by the pool";  // env comes after unset_env
+  {
+    ferry::process_pool pool(o);
+    const auto get = [&](const char* name) { return pool.submit(test_tasks::getenv(), std::string(name)).get(); };
+    EXPECT_EQ(get("FERRY_TEST_LAUNCHER_RANK"), "<unset>");
+    EXPECT_EQ(get("FERRY_TEST_EXACT"), "<unset>");
+    EXPECT_EQ(get("FERRY_TEST_EXACTLY"), "kept");
+    EXPECT_EQ(get("FERRY_TEST_LAUNCHER_SIZE"), "set by the pool");
+  }
+  EXPECT_STREQ(std::getenv("FERRY_TEST_LAUNCHER_RANK"), "3");  // the pool's own stays
+  for (const char* name : {"FERRY_TEST_LAUNCHER_RANK", "FERRY_TEST_LAUNCHER_SIZE", "FERRY_TEST_EXACT", "FERRY_TEST_EXACTLY"})
+    ::unsetenv(name);
+}
+
 TEST_F(Executor, FailingInitializerIsAStartError) {
   ferry::pool_options o = options(1);
   o.initializer = test_tasks::failing_initializer();

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "executor/internal/future_state.h"
+#include "executor/shutdown_options.h"
 #include "serialize/archive.h"
 #include "serialize/function.h"
 #include "serialize/internal/config.h"
@@ -16,7 +17,6 @@
 
 namespace ferry::detail {
 
-class pool_core;
 
 template <class T>
 inline constexpr bool is_ferry_function = false;
@@ -59,15 +59,23 @@ class task_writer {
   ~task_writer() = default;
 };
 
-// Encodes a task of `count` items and queues it on the pool. When the task
-// cannot be encoded, or is one the pool's workers could not run, the
-// returned state is failed instead and nothing is queued. Throws
-// ferry::pool_shutdown_error after shutdown.
-FERRY_EXPORT std::shared_ptr<future_state> submit_task(pool_core& core, const task_writer& task,
-                                                       std::uint32_t count);
+// Where a pool's front (pool_front.h) hands its tasks: the pool itself.
+// Thread-safety: every member may be called from any thread.
+class FERRY_EXPORT task_queue {
+ public:
+  virtual ~task_queue();
+  // Encodes a task of `count` items and queues it. When the task cannot be
+  // encoded, or is one the pool's workers could not run, the returned state
+  // is failed instead and nothing is queued. Throws
+  // ferry::pool_shutdown_error after shutdown.
+  virtual std::shared_ptr<future_state> submit_task(const task_writer& task,
+                                                    std::uint32_t count) = 0;
+  virtual void shutdown(shutdown_options how) = 0;
+  virtual bool is_shutdown() const = 0;
+};
 
 template <class Fn, class Encode>
-std::shared_ptr<future_state> submit_encoded(pool_core& core, const Fn& fn, std::uint32_t count,
+std::shared_ptr<future_state> submit_encoded(task_queue& queue, const Fn& fn, std::uint32_t count,
                                              Encode& encode_arguments) {
   class writer final : public task_writer {
    public:
@@ -79,7 +87,7 @@ std::shared_ptr<future_state> submit_encoded(pool_core& core, const Fn& fn, std:
     const Fn& fn_;
     Encode& encode_;
   };
-  return submit_task(core, writer(fn, encode_arguments), count);
+  return queue.submit_task(writer(fn, encode_arguments), count);
 }
 
 // The inputs of map that travel in one message.

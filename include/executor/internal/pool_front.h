@@ -1,0 +1,141 @@
+// Copyright ferry authors. Internal: what every pool of ferry's offers in
+// the same words (process_pool, mpi_pool): submit, map and map_ordered,
+// which serialize on the calling thread and hand the message to the pool's
+// task_queue, and shutdown. Users name the pools, never this.
+#ifndef FERRY_EXECUTOR_INTERNAL_POOL_FRONT_H_
+#define FERRY_EXECUTOR_INTERNAL_POOL_FRONT_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <ranges>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "executor/future.h"
+#include "executor/internal/submit.h"
+#include "executor/ordered_results.h"
+#include "executor/shutdown_options.h"
+#include "serialize/archive.h"
+#include "serialize/function.h"
+
+namespace ferry::detail {
+
+class FERRY_EXPORT pool_front {
+ public:
+  // Runs f(args...) in a worker. f: any shippable callable; args and result
+  // cereal-serializable and default-constructible (the result may be
+  // void). Throws ferry::pool_shutdown_error after shutdown; any other
+  // problem (f or args cannot be serialized, code in the main executable
+  // with start_method::plugin) fails the returned future.
+  template <class F, class... Args>
+  auto submit(F&& f, Args&&... args) {
+    using D = std::decay_t<F>;
+    if constexpr (is_ferry_function<D>) {
+      // Shipped as it is: a wrapper adapting its signature would be code of
+      // the caller's module, which a plugin worker may not be able to load.
+      return submit_function(static_cast<const D&>(f), std::forward<Args>(args)...);
+    } else {
+      using R = std::invoke_result_t<const D&, std::decay_t<Args>...>;
+      return submit_function(function<R(std::decay_t<Args>...)>(std::forward<F>(f)),
+                             std::forward<Args>(args)...);
+    }
+  }
+
+  // f applied to each input, in input order, computed in chunks of
+  // `chunksize` inputs shipped as one message each. Waits for all; throws
+  // the first failure in input order (what future::get would throw).
+  template <class F, std::ranges::forward_range Range>
+  auto map(F&& f, const Range& inputs, std::size_t chunksize = 1) {
+    return collect(map_ordered(std::forward<F>(f), inputs, chunksize));
+  }
+
+  // Like map, but throws ferry::wait_timeout_error if the results are not
+  // all there within `timeout`; the chunks not yet sent are cancelled then
+  // (those running finish, and their results are dropped).
+  template <class F, std::ranges::forward_range Range, class Rep, class Period>
+  auto map(F&& f, const Range& inputs, std::size_t chunksize,
+           std::chrono::duration<Rep, Period> timeout) {
+    auto results = map_ordered(std::forward<F>(f), inputs, chunksize);
+    results.set_deadline(std::chrono::steady_clock::now() + timeout);
+    return collect(std::move(results));
+  }
+
+  // Like map, but returns at once: a range that yields the results in input
+  // order as they arrive, waiting only for the one it is at. Iterating
+  // throws what map would throw, at the item concerned.
+  //
+  //   for (int r : pool.map_ordered(f, inputs, 16)) use(r);
+  template <class F, std::ranges::forward_range Range>
+  auto map_ordered(F&& f, const Range& inputs, std::size_t chunksize = 1) {
+    using D = std::decay_t<F>;
+    if constexpr (is_ferry_function<D>) {
+      return submit_chunks(static_cast<const D&>(f), inputs, chunksize);
+    } else {
+      using Arg = std::ranges::range_value_t<Range>;
+      using R = std::invoke_result_t<const D&, Arg>;
+      return submit_chunks(function<R(Arg)>(std::forward<F>(f)), inputs, chunksize);
+    }
+  }
+
+  // Stops accepting tasks, then as `how` says (see shutdown_options). May
+  // be called again, from any thread; a later call can only add to what an
+  // earlier one asked.
+  void shutdown(shutdown_options how = {});
+  bool is_shutdown() const;
+
+ protected:
+  explicit pool_front(std::shared_ptr<task_queue> queue);
+  ~pool_front();
+  pool_front(const pool_front&);
+  pool_front& operator=(const pool_front&);
+  pool_front(pool_front&&) noexcept;
+  pool_front& operator=(pool_front&&) noexcept;
+
+ private:
+  template <class R, class... P, class... Args>
+  future<R> submit_function(const function<R(P...)>& fn, Args&&... args) {
+    static_assert(sizeof...(P) == sizeof...(Args), "ferry: submit: wrong number of arguments");
+    check_task_signature<R, P...>();
+    auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(args)), ...); };
+    return future<R>(submit_encoded(*queue_, fn, 1, encode));
+  }
+
+  template <class R, class P, class Range>
+  ordered_results<R> submit_chunks(const function<R(P)>& fn, const Range& inputs, std::size_t chunksize) {
+    check_task_signature<R, P>();
+    if (chunksize == 0) chunksize = 1;
+    std::vector<chunk> chunks;
+    auto it = std::ranges::begin(inputs);
+    const auto end = std::ranges::end(inputs);
+    while (it != end) {
+      auto chunk_begin = it;
+      std::uint32_t n = 0;
+      for (; it != end && n < chunksize; ++it) ++n;
+      auto encode = [&](output_archive& ar) {
+        for (auto c = chunk_begin; c != it; ++c) ar(detail::as_parameter<P>(*c));
+      };
+      chunks.push_back({submit_encoded(*queue_, fn, n, encode), n});
+    }
+    return ordered_results<R>(std::move(chunks));
+  }
+
+  template <class R>
+  static auto collect(ordered_results<R> results) {
+    if constexpr (std::is_void_v<R>) {
+      for (auto it = results.begin(); it != results.end(); ++it) *it;
+    } else {
+      std::vector<R> out;
+      for (auto&& r : results) out.push_back(std::move(r));
+      return out;
+    }
+  }
+
+  std::shared_ptr<task_queue> queue_;
+};
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_EXECUTOR_INTERNAL_POOL_FRONT_H_

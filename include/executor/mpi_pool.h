@@ -1,0 +1,99 @@
+// Copyright ferry authors.
+//
+// ferry::mpi_pool runs shippable callables on the ranks of an MPI job, with
+// the API of ferry::process_pool (submit, map, map_ordered, futures, waits,
+// errors, shutdown; executor/internal/pool_front.h). Link ferry::mpi.
+//
+//   int main(int argc, char** argv) {
+//     ferry::serve_if_mpi_agent(argc, argv);  // first: ranks other than 0 serve here
+//     ferry::mpi_pool pool;                   // rank 0 only
+//     auto f = pool.submit([](int a, int b) { return a + b; }, 2, 3);
+//     f.get();  // 5
+//   }
+//
+//   mpirun -n 4 ./program
+//
+// Rank 0 runs the program. On every host, one other rank is the node agent:
+// it runs a local ferry::process_pool and never runs a task itself, so a
+// task that crashes, runs out of time or memory fails its own future
+// (ferry::worker_died_error naming the host) and MPI never sees a rank die.
+// Further ranks on a host wait for the end. Rank 0 keeps every agent's
+// workers busy, with a few tasks in flight per worker. docs/api/mpi.md
+// tells the rest, what a dead host does included.
+//
+// mpi_pool is a handle: copies refer to the same pool. One pool per job: its
+// shutdown (or the last handle's destruction) ends the agents.
+#ifndef FERRY_EXECUTOR_MPI_POOL_H_
+#define FERRY_EXECUTOR_MPI_POOL_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "executor/errors.h"
+#include "executor/future.h"
+#include "executor/internal/pool_front.h"
+#include "executor/ordered_results.h"
+#include "executor/pool_options.h"
+#include "executor/shutdown_options.h"
+
+namespace ferry {
+
+struct mpi_pool_options {
+  // Each node agent's local pool. start: spawn (the default) or plugin;
+  // fork is refused (a forked child of an MPI process inherits its MPI
+  // state). max_workers 0: each host's cpu_count(). initializer is not
+  // supported yet. The MPI launcher's variables (OMPI_*, PMIX_*, PMI_*,
+  // HYDRA_*) are added to unset_env.
+  pool_options local;
+  // Tasks each agent holds per worker, so that a worker starts its next task
+  // as soon as it finishes one instead of a round trip later.
+  std::size_t tasks_in_flight_per_worker = 2;
+  // Largest piece of a message in one MPI call; at most 1 GiB.
+  std::size_t max_piece = std::size_t{1} << 30;
+};
+
+namespace detail {
+class mpi_core;
+}
+
+// Call first in main, before anything else: initializes MPI (thread level
+// MPI_THREAD_SERIALIZED). On rank 0 it returns, and MPI is finalized when
+// the program exits. On any other rank it serves (as node agent, or
+// waiting) until rank 0's pool shuts down or rank 0 exits, then exits the
+// process with status 0. In a worker of an agent's local pool it serves
+// that pool, as serve_if_worker does. Throws ferry::error if MPI cannot be
+// initialized.
+FERRY_EXPORT void serve_if_mpi_agent(int argc, char** argv);
+
+class FERRY_EXPORT mpi_pool : public detail::pool_front {
+ public:
+  // Sends the agents their options and waits (at most 60 s) for each to
+  // say it is ready. Throws ferry::error on a rank other than 0, without
+  // serve_if_mpi_agent, when a pool was already made in this job, for
+  // start_method::fork or an initializer, and when an agent does not answer.
+  explicit mpi_pool(mpi_pool_options options = {});
+  ~mpi_pool();
+  mpi_pool(const mpi_pool&);
+  mpi_pool& operator=(const mpi_pool&);
+  mpi_pool(mpi_pool&&) noexcept;
+  mpi_pool& operator=(mpi_pool&&) noexcept;
+
+  // Workers over all agents.
+  std::size_t max_workers() const;
+  // Each agent's host, one entry per agent.
+  std::vector<std::string> hosts() const;
+
+  friend bool operator==(const mpi_pool& a, const mpi_pool& b) noexcept {
+    return a.core_ == b.core_;
+  }
+
+ private:
+  explicit mpi_pool(std::shared_ptr<detail::mpi_core> core);
+  std::shared_ptr<detail::mpi_core> core_;
+};
+
+}  // namespace ferry
+
+#endif  // FERRY_EXECUTOR_MPI_POOL_H_

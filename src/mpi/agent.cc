@@ -1,0 +1,155 @@
+// Copyright ferry authors.
+#include "agent.h"
+
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include "../executor/message_io.h"
+#include "../executor/pool_core.h"
+#include "mpi_channel.h"
+#include "mpi_job.h"
+#include "mpi_messages.h"
+#include "serialize/module_policy.h"
+
+namespace ferry::detail::mpi {
+namespace {
+
+// Variables of the MPI launcher that a worker must not inherit: a child
+// that finds them and initializes MPI fails.
+const char* const launcher_variables[] = {"OMPI_*", "PMIX_*", "PMI_*", "HYDRA_*"};
+
+// Rank 0's policy, applied here so that the local pool hands it to its
+// workers; a directory this host lacks is skipped.
+void apply_policy(const agent_config& config) {
+  for (const std::string& path : config.allowed_modules) {
+    try {
+      allow_module(path);
+    } catch (const error&) {
+    }
+  }
+  for (const std::string& dir : config.module_search_paths) {
+    try {
+      add_module_search_path(dir);
+    } catch (const error&) {
+    }
+  }
+}
+
+// Waits for stop, answering it.
+int wait_for_stop(channel& ch) {
+  idle_backoff backoff(std::chrono::milliseconds(5));
+  for (;;) {
+    if (auto m = ch.poll()) {
+      if (m->type == kind::stop) break;
+      backoff.reset();
+    } else {
+      ch.progress();
+      backoff.wait();
+    }
+  }
+  ch.send(0, kind::stop, 0, {});
+  ch.flush();
+  return 0;
+}
+
+int serve(channel& ch, agent_config config) {
+  job& j = this_job();
+  apply_policy(config);
+  for (const char* v : launcher_variables) config.local.unset_env.emplace_back(v);
+  std::unique_ptr<pool_core> pool;
+  try {
+    pool = std::make_unique<pool_core>(std::move(config.local));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ferry: the MPI agent on %s could not start its pool: %s\n", j.host.c_str(), e.what());
+    ch.send(0, kind::hello, 0, encode_hello({j.host, 0}));
+    return wait_for_stop(ch);
+  }
+  ch.send(0, kind::hello, 0, encode_hello({j.host, pool->max_workers()}));
+
+  std::unordered_map<std::uint64_t, std::shared_ptr<future_state>> running;
+  std::mutex done_mu;
+  std::deque<std::uint64_t> done;  // ids whose state finished, in order
+  idle_backoff backoff;
+  bool kill_running = false;
+  for (bool stopping = false; !stopping;) {
+    bool did = false;
+    while (auto m = ch.poll()) {
+      did = true;
+      if (m->type == kind::stop) {
+        kill_running = decode_stop(m->body);
+        stopping = true;
+        break;
+      }
+      if (m->type != kind::task) continue;
+      const std::uint64_t id = m->id;
+      std::shared_ptr<future_state> state = pool->submit({std::move(m->body), false});
+      running.emplace(id, state);
+      state->on_done([&done_mu, &done, id] {
+        std::lock_guard lock(done_mu);
+        done.push_back(id);
+      });
+    }
+    std::deque<std::uint64_t> finished;
+    {
+      std::lock_guard lock(done_mu);
+      finished.swap(done);
+    }
+    for (std::uint64_t id : finished) {
+      did = true;
+      auto it = running.find(id);
+      if (it == running.end()) continue;
+      const std::shared_ptr<future_state> state = std::move(it->second);
+      running.erase(it);
+      if (std::exception_ptr e = state->error())
+        ch.send(0, kind::failure, id, encode_failure(e));
+      else
+        ch.send(0, kind::result, id, std::string(state->result()->view()));
+    }
+    ch.progress();
+    if (did) backoff.reset(); else backoff.wait();
+  }
+  pool->shutdown({.wait = true, .cancel_pending = kill_running, .kill_running = kill_running});
+  pool.reset();
+  ch.send(0, kind::stop, 0, {});  // the last message of this rank
+  ch.flush();
+  return 0;
+}
+
+}  // namespace
+
+int run_agent() {
+  job& j = this_job();
+  try {
+    channel ch;
+    idle_backoff backoff(std::chrono::milliseconds(5));
+    for (;;) {
+      std::optional<message> m = ch.poll();
+      if (!m) {
+        backoff.wait();
+        continue;
+      }
+      if (m->type == kind::stop) {  // rank 0 ended without a pool
+        ch.send(0, kind::stop, 0, {});
+        ch.flush();
+        return 0;
+      }
+      if (m->type != kind::config) continue;
+      agent_config config = decode_config(m->body);
+      if (!j.agent) {
+        ch.send(0, kind::hello, 0, encode_hello({j.host, 0}));
+        return wait_for_stop(ch);
+      }
+      return serve(ch, std::move(config));
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ferry: MPI rank %d on %s: %s\n", j.rank, j.host.c_str(), e.what());
+    return 1;
+  }
+}
+
+}  // namespace ferry::detail::mpi

@@ -1,0 +1,23 @@
+// Copyright ferry authors. Internal: a node agent (agent.cc), what every
+// rank but 0 runs inside serve_if_mpi_agent.
+//
+//   rank 0 ── config ──▶ agent: starts a local pool_core (spawn or plugin)
+//          ◀── hello ──        host and workers
+//          ── task ────▶        pool_core::submit(body) ──▶ local workers
+//          ◀── result ──        or failure (worker died, timed out ...)
+//          ── stop ────▶        shuts the local pool down, returns
+//
+// The agent never decodes a task or loads a module: its workers do. A rank
+// that is not its host's agent answers config with a hello of 0 workers
+// and waits for stop.
+#ifndef FERRY_SRC_MPI_AGENT_H_
+#define FERRY_SRC_MPI_AGENT_H_
+
+namespace ferry::detail::mpi {
+
+// Serves until rank 0 sends stop; returns the process's exit status.
+int run_agent();
+
+}  // namespace ferry::detail::mpi
+
+#endif  // FERRY_SRC_MPI_AGENT_H_

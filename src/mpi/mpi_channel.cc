@@ -1,0 +1,123 @@
+// Copyright ferry authors.
+#include "mpi_channel.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "serialize/error.h"
+
+namespace ferry::detail::mpi {
+namespace {
+
+constexpr int header_words = 3;  // u64: kind (low half), id, length
+
+void check(int rc, const char* call) {
+  if (rc != MPI_SUCCESS) throw error(std::string("ferry: ") + call + " failed (MPI error " + std::to_string(rc) + ")");
+}
+
+}  // namespace
+
+channel::channel(std::size_t max_piece)
+    : max_piece_(std::clamp<std::size_t>(max_piece, 1, default_max_piece)) {}
+
+channel::~channel() {
+  try {
+    flush();
+  } catch (...) {
+  }
+}
+
+void channel::send(int rank, kind type, std::uint64_t id, std::string body) {
+  outgoing& o = out_.emplace_back();
+  o.header = {static_cast<std::uint64_t>(type), id, body.size()};
+  o.body = std::move(body);
+  const std::size_t pieces = (o.body.size() + max_piece_ - 1) / max_piece_;
+  o.requests.resize(1 + pieces);
+  check(MPI_Isend(o.header.data(), header_words * 8, MPI_BYTE, rank, header_tag, MPI_COMM_WORLD,
+                  &o.requests[0]),
+        "MPI_Isend");
+  for (std::size_t i = 0; i < pieces; ++i) {
+    const std::size_t at = i * max_piece_;
+    const int n = static_cast<int>(std::min(max_piece_, o.body.size() - at));
+    check(MPI_Isend(o.body.data() + at, n, MPI_BYTE, rank, piece_tag, MPI_COMM_WORLD,
+                    &o.requests[1 + i]),
+          "MPI_Isend");
+  }
+}
+
+std::optional<message> channel::poll() {
+  int arrived = 0;
+  MPI_Status status;
+  check(MPI_Iprobe(MPI_ANY_SOURCE, header_tag, MPI_COMM_WORLD, &arrived, &status), "MPI_Iprobe");
+  if (!arrived) return std::nullopt;
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  std::uint64_t header[header_words] = {};
+  const int source = status.MPI_SOURCE;
+  if (count != header_words * 8) {
+    std::vector<char> junk(static_cast<std::size_t>(std::max(count, 0)));
+    MPI_Recv(junk.data(), count, MPI_BYTE, source, header_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    throw error("ferry: MPI rank " + std::to_string(source) + " sent a message header of " +
+                std::to_string(count) + " bytes; expected " + std::to_string(header_words * 8));
+  }
+  check(MPI_Recv(header, header_words * 8, MPI_BYTE, source, header_tag, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE),
+        "MPI_Recv");
+  if (header[0] < static_cast<std::uint64_t>(kind::config) || header[0] > static_cast<std::uint64_t>(kind::stop))
+    throw error("ferry: MPI rank " + std::to_string(source) + " sent a message of unknown kind " +
+                std::to_string(header[0]));
+  message m{static_cast<kind>(header[0]), header[1], std::string(header[2], '\0'), source};
+  // The pieces follow from the same rank, of whatever size the sender cut
+  // them to; receiving them keeps MPI's progress going for this process's
+  // own queued sends meanwhile.
+  for (std::size_t at = 0; at < m.body.size();) {
+    const int room = static_cast<int>(std::min(default_max_piece, m.body.size() - at));
+    MPI_Status piece;
+    check(MPI_Recv(m.body.data() + at, room, MPI_BYTE, source, piece_tag, MPI_COMM_WORLD, &piece),
+          "MPI_Recv");
+    int got = 0;
+    MPI_Get_count(&piece, MPI_BYTE, &got);
+    if (got <= 0)
+      throw error("ferry: MPI rank " + std::to_string(source) + " sent an empty piece of a message");
+    at += static_cast<std::size_t>(got);
+  }
+  return m;
+}
+
+bool channel::progress() {
+  while (!out_.empty()) {
+    outgoing& o = out_.front();
+    int done = 0;
+    check(MPI_Testall(static_cast<int>(o.requests.size()), o.requests.data(), &done,
+                      MPI_STATUSES_IGNORE),
+          "MPI_Testall");
+    if (!done) return false;
+    out_.pop_front();
+  }
+  return true;
+}
+
+void channel::flush() {
+  for (outgoing& o : out_)
+    MPI_Waitall(static_cast<int>(o.requests.size()), o.requests.data(), MPI_STATUSES_IGNORE);
+  out_.clear();
+}
+
+idle_backoff::idle_backoff(std::chrono::microseconds max_sleep) : max_sleep_(max_sleep) {}
+
+void idle_backoff::wait() {
+  if (spins_ < 64) {
+    ++spins_;
+    std::this_thread::yield();
+    return;
+  }
+  sleep_ = std::min(max_sleep_, sleep_ == std::chrono::microseconds(0) ? std::chrono::microseconds(10) : sleep_ * 2);
+  std::this_thread::sleep_for(sleep_);
+}
+
+void idle_backoff::reset() {
+  spins_ = 0;
+  sleep_ = std::chrono::microseconds(0);
+}
+
+}  // namespace ferry::detail::mpi

@@ -1,0 +1,95 @@
+// Copyright ferry authors. Internal: ferry's messages between the ranks of
+// an MPI job (docs/api/mpi.md, "Messages"). Rank 0 runs the pool; every
+// other rank is a node agent or waits.
+//
+// A message is a 24-byte header (u32 kind, u32 reserved, u64 id, u64 body
+// length) sent with header_tag, then its body in pieces of at most
+// max_piece bytes sent with piece_tag, by the same rank and in order, so
+// that no MPI call counts more than an int holds (OpenMPI 4.1 has no
+// large-count calls).
+//
+// Thread-safety: none; one thread per process calls MPI (the pool's
+// manager thread on rank 0, the agent's loop elsewhere).
+#ifndef FERRY_SRC_MPI_MPI_CHANNEL_H_
+#define FERRY_SRC_MPI_MPI_CHANNEL_H_
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ferry::detail::mpi {
+
+enum class kind : std::uint32_t {
+  config = 1,   // rank 0 -> all: the agents' pool options (mpi_messages.h)
+  hello = 2,    // all -> rank 0: host name and workers (0: not an agent)
+  task = 3,     // rank 0 -> agent: a task message body (protocol.h), id = task id
+  result = 4,   // agent -> rank 0: the task's result body
+  failure = 5,  // agent -> rank 0: why the task failed as a whole
+  stop = 6,     // rank 0 -> all: finish and exit; body: u8 kill_running
+};
+
+struct message {
+  kind type;
+  std::uint64_t id;
+  std::string body;
+  int source;
+};
+
+inline constexpr int header_tag = 7301;
+inline constexpr int piece_tag = 7302;
+// Below 2 GiB, the most bytes one int-counted MPI call may carry.
+inline constexpr std::size_t default_max_piece = std::size_t{1} << 30;
+
+class channel {
+ public:
+  explicit channel(std::size_t max_piece = default_max_piece);
+  ~channel();  // waits for queued sends
+  channel(const channel&) = delete;
+  channel& operator=(const channel&) = delete;
+
+  // Queues a message for `rank` without blocking; its bytes are kept until
+  // MPI has sent them.
+  void send(int rank, kind type, std::uint64_t id, std::string body);
+  // The next message that has arrived, or nullopt. Receives its pieces
+  // before returning (they follow the header). Throws ferry::error for a
+  // header of another size or an unknown kind.
+  std::optional<message> poll();
+  // Advances queued sends; true when none is left.
+  bool progress();
+  // Blocks until every queued send is done.
+  void flush();
+
+ private:
+  struct outgoing {
+    std::vector<std::uint64_t> header;  // kind and reserved, id, length
+    std::string body;
+    std::vector<MPI_Request> requests;
+  };
+  std::size_t max_piece_;
+  std::deque<outgoing> out_;
+};
+
+// How an idle loop waits between polls: spins for a moment, then sleeps,
+// longer each time up to `max_sleep`, so that an idle rank does not burn a
+// core. reset() after doing something.
+class idle_backoff {
+ public:
+  explicit idle_backoff(std::chrono::microseconds max_sleep = std::chrono::microseconds(200));
+  void wait();
+  void reset();
+
+ private:
+  std::chrono::microseconds max_sleep_;
+  std::chrono::microseconds sleep_{0};
+  unsigned spins_ = 0;
+};
+
+}  // namespace ferry::detail::mpi
+
+#endif  // FERRY_SRC_MPI_MPI_CHANNEL_H_

@@ -1,0 +1,187 @@
+// Copyright ferry authors.
+#include "mpi_core.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "../executor/message_io.h"
+#include "../executor/submit_encoding.h"
+#include "executor/errors.h"
+#include "mpi_job.h"
+#include "mpi_messages.h"
+#include "serialize/module_policy.h"
+
+namespace ferry::detail {
+namespace {
+
+constexpr std::chrono::seconds hello_timeout{60};
+
+std::exception_ptr shut_down(const char* what) {
+  return std::make_exception_ptr(pool_shutdown_error(std::string("ferry: ") + what));
+}
+
+}  // namespace
+
+mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
+  mpi::job& j = mpi::this_job();
+  if (!j.initialized)
+    throw error("ferry: mpi_pool needs ferry::serve_if_mpi_agent(argc, argv) first in main");
+  if (j.rank != 0)
+    throw error("ferry: an mpi_pool is made on rank 0 only; other ranks serve in serve_if_mpi_agent");
+  if (j.pool_made || j.stopped)
+    throw error("ferry: this MPI job already had its mpi_pool; make one per job and keep it");
+  if (options_.local.start == start_method::fork)
+    throw error("ferry: mpi_pool's agents cannot fork workers (a forked child inherits the MPI "
+                "process's state); use start_method::spawn or start_method::plugin");
+  if (options_.local.initializer)
+    throw error("ferry: mpi_pool does not support pool_options::initializer yet");
+  j.pool_made = true;
+  channel_ = std::make_unique<mpi::channel>(options_.max_piece);
+
+  mpi::agent_config config{options_.local, {}, {}};
+  for (const auto& p : allowed_modules()) config.allowed_modules.push_back(p.string());
+  for (const auto& p : module_search_paths()) config.module_search_paths.push_back(p.string());
+  const std::string body = mpi::encode_config(config);
+  for (int r = 1; r < j.size; ++r) channel_->send(r, mpi::kind::config, 0, body);
+
+  const auto deadline = std::chrono::steady_clock::now() + hello_timeout;
+  mpi::idle_backoff backoff;
+  for (int answered = 0; answered < j.size - 1;) {
+    std::optional<mpi::message> m = channel_->poll();
+    if (!m) {
+      channel_->progress();
+      if (std::chrono::steady_clock::now() > deadline)
+        throw error("ferry: " + std::to_string(j.size - 1 - answered) + " of the job's " +
+                    std::to_string(j.size - 1) + " other ranks did not answer within 60 s");
+      backoff.wait();
+      continue;
+    }
+    if (m->type != mpi::kind::hello) continue;
+    ++answered;
+    const mpi::hello h = mpi::decode_hello(m->body);
+    if (h.workers == 0) continue;
+    const std::size_t per_worker = std::max<std::size_t>(options_.tasks_in_flight_per_worker, 1);
+    agents_.push_back({m->source, h.host, h.workers * per_worker, {}});
+    max_workers_ += h.workers;
+  }
+  if (agents_.empty())
+    throw error("ferry: the MPI job has no node agent: start it with more than one rank "
+                "(mpirun -n 2 or more), one more per host than the hosts that only run rank 0");
+  std::sort(agents_.begin(), agents_.end(), [](const agent& a, const agent& b) { return a.rank < b.rank; });
+  manager_ = std::thread([this] { run(); });
+}
+
+mpi_core::~mpi_core() { shutdown({}); }
+
+std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std::uint32_t count) {
+  auto encoded = encode_or_fail(task, count);
+  if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&encoded)) return *failed;
+  auto state = std::make_shared<future_state>();
+  {
+    std::lock_guard lock(mu_);
+    if (shutdown_) throw pool_shutdown_error("ferry: submit after the pool was shut down");
+    pending_.push_back({next_id_++, std::move(std::get<protocol::encoded_task>(encoded).body), state});
+  }
+  cv_.notify_one();
+  return state;
+}
+
+void mpi_core::shutdown(shutdown_options how) {
+  std::deque<task> cancelled;
+  {
+    std::lock_guard lock(mu_);
+    shutdown_ = true;
+    kill_running_ = kill_running_ || how.kill_running;
+    if (how.cancel_pending || how.kill_running) cancelled.swap(pending_);
+  }
+  cv_.notify_one();
+  for (task& t : cancelled)
+    t.state->fail(shut_down("the task was cancelled because the pool was shut down"));
+  if (!how.wait) return;
+  std::lock_guard join(join_mu_);
+  if (manager_.joinable()) manager_.join();
+}
+
+bool mpi_core::is_shutdown() const {
+  std::lock_guard lock(mu_);
+  return shutdown_;
+}
+
+std::vector<std::string> mpi_core::hosts() const {
+  std::vector<std::string> out;
+  for (const agent& a : agents_) out.push_back(a.host);
+  return out;
+}
+
+void mpi_core::on_message(mpi::message m) {
+  if (m.type != mpi::kind::result && m.type != mpi::kind::failure) return;
+  for (agent& a : agents_) {
+    if (a.rank != m.source) continue;
+    auto it = a.in_flight.find(m.id);
+    if (it == a.in_flight.end()) return;
+    const std::shared_ptr<future_state> state = std::move(it->second);
+    a.in_flight.erase(it);
+    --in_flight_;
+    if (m.type == mpi::kind::result)
+      state->finish(make_message_body(std::move(m.body)));
+    else
+      state->fail(mpi::decode_failure(m.body, "on host " + a.host + ", MPI rank " + std::to_string(a.rank)));
+    return;
+  }
+}
+
+void mpi_core::fail_in_flight(std::exception_ptr error) {
+  for (agent& a : agents_) {
+    for (auto& [id, state] : a.in_flight) state->fail(error);
+    a.in_flight.clear();
+  }
+  in_flight_ = 0;
+}
+
+void mpi_core::run() {
+  mpi::idle_backoff backoff;
+  for (;;) {
+    std::vector<std::pair<agent*, task>> to_send;
+    bool finished = false;
+    bool kill = false;
+    {
+      std::unique_lock lock(mu_);
+      if (in_flight_ == 0 && pending_.empty() && !shutdown_)
+        cv_.wait(lock, [&] { return !pending_.empty() || shutdown_; });
+      kill = kill_running_;
+      while (!kill && !pending_.empty()) {
+        agent* best = nullptr;
+        for (agent& a : agents_)
+          if (a.in_flight.size() < a.capacity &&
+              (best == nullptr || a.capacity - a.in_flight.size() > best->capacity - best->in_flight.size()))
+            best = &a;
+        if (best == nullptr) break;
+        task t = std::move(pending_.front());
+        pending_.pop_front();
+        if (!t.state->start()) continue;  // cancelled meanwhile
+        best->in_flight.emplace(t.id, t.state);
+        ++in_flight_;
+        to_send.emplace_back(best, std::move(t));
+      }
+      finished = shutdown_ && (kill || (pending_.empty() && in_flight_ + to_send.size() == 0));
+    }
+    for (auto& [a, t] : to_send) channel_->send(a->rank, mpi::kind::task, t.id, std::move(t.body));
+    bool did = !to_send.empty();
+    try {
+      while (std::optional<mpi::message> m = channel_->poll()) {
+        did = true;
+        on_message(std::move(*m));
+      }
+      channel_->progress();
+    } catch (const std::exception& e) {
+      fail_in_flight(std::make_exception_ptr(error(std::string("ferry: the MPI pool failed: ") + e.what())));
+    }
+    if (finished) break;
+    if (did) backoff.reset(); else backoff.wait();
+  }
+  if (kill_running_) fail_in_flight(shut_down("the task was stopped because the pool was shut down"));
+  channel_->flush();
+  mpi::stop_other_ranks(kill_running_);
+}
+
+}  // namespace ferry::detail

@@ -1,0 +1,77 @@
+// Copyright ferry authors. Internal: rank 0's side of an mpi_pool.
+//
+//   submit() ──▶ pending ──▶ manager thread ── task ──▶ agent (one per host)
+//   (caller      (mutex)     the only thread      MPI     runs a local
+//    serializes)             calling MPI here,            pool_core
+//   future ◀── future_state ◀── result / failure ◀────────
+//
+// The manager gives each agent up to workers x tasks_in_flight_per_worker
+// tasks at a time, to the agent with the most free room first.
+#ifndef FERRY_SRC_MPI_MPI_CORE_H_
+#define FERRY_SRC_MPI_MPI_CORE_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "executor/internal/submit.h"
+#include "executor/mpi_pool.h"
+#include "mpi_channel.h"
+
+namespace ferry::detail {
+
+class mpi_core final : public task_queue {
+ public:
+  // Throws ferry::error as mpi_pool's constructor says.
+  explicit mpi_core(mpi_pool_options options);
+  ~mpi_core() override;  // shutdown({})
+
+  std::shared_ptr<future_state> submit_task(const task_writer& task, std::uint32_t count) override;
+  void shutdown(shutdown_options how) override;
+  bool is_shutdown() const override;
+  std::size_t max_workers() const { return max_workers_; }
+  std::vector<std::string> hosts() const;
+
+ private:
+  struct task {
+    std::uint64_t id;
+    std::string body;
+    std::shared_ptr<future_state> state;
+  };
+  struct agent {
+    int rank;
+    std::string host;
+    std::size_t capacity;
+    std::unordered_map<std::uint64_t, std::shared_ptr<future_state>> in_flight;
+  };
+
+  void run();  // the manager thread
+  void on_message(mpi::message m);
+  void fail_in_flight(std::exception_ptr error);
+
+  const mpi_pool_options options_;
+  std::unique_ptr<mpi::channel> channel_;
+  std::vector<agent> agents_;  // the manager's, once the constructor is done
+  std::size_t max_workers_ = 0;
+  std::size_t in_flight_ = 0;  // over all agents; the manager's
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<task> pending_;
+  bool shutdown_ = false;
+  bool kill_running_ = false;
+  std::uint64_t next_id_ = 1;
+
+  std::mutex join_mu_;
+  std::thread manager_;
+};
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_MPI_MPI_CORE_H_

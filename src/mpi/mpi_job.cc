@@ -1,0 +1,109 @@
+// Copyright ferry authors.
+//
+// serve_if_mpi_agent: MPI's initialization, which rank is which host's
+// agent, and the end of the job.
+#include "mpi_job.h"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <vector>
+
+#include "agent.h"
+#include "executor/mpi_pool.h"
+#include "executor/worker.h"
+#include "mpi_channel.h"
+#include "mpi_messages.h"
+#include "serialize/error.h"
+
+namespace ferry {
+namespace detail::mpi {
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown host";
+  return name;
+}
+
+// Rank 0's end: the other ranks stop (if no pool told them), then MPI ends.
+void finish_root() {
+  try {
+    stop_other_ranks(false);
+  } catch (...) {
+  }
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+}  // namespace
+
+job& this_job() {
+  static job j;
+  return j;
+}
+
+void stop_other_ranks(bool kill_running) {
+  job& j = this_job();
+  if (j.stopped || j.rank != 0) return;
+  j.stopped = true;
+  channel ch;
+  for (int r = 1; r < j.size; ++r) ch.send(r, kind::stop, 0, encode_stop(kill_running));
+  // Each answers stop once its local pool is down; until then its results
+  // may still arrive, and are dropped.
+  int answered = 0;
+  idle_backoff backoff;
+  while (answered < j.size - 1) {
+    if (auto m = ch.poll()) {
+      if (m->type == kind::stop) ++answered;
+      backoff.reset();
+    } else {
+      ch.progress();
+      backoff.wait();
+    }
+  }
+  ch.flush();
+}
+
+}  // namespace detail::mpi
+
+void serve_if_mpi_agent(int argc, char** argv) {
+  serve_if_worker(argc, argv);  // a worker of an agent's pool never reaches MPI
+  detail::mpi::job& j = detail::mpi::this_job();
+  if (j.initialized) return;
+  int provided = 0;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
+    throw error("ferry: MPI_Init_thread failed; run the program with mpirun");
+  if (provided < MPI_THREAD_SERIALIZED)
+    throw error("ferry: this MPI library does not support MPI_THREAD_SERIALIZED, which the pool's "
+                "manager thread needs");
+  MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &j.size);
+  j.host = detail::mpi::host_name();
+  // The ranks sharing this host's memory; the lowest of them but rank 0 is
+  // the host's agent.
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, j.rank, MPI_INFO_NULL, &node);
+  int node_size = 0;
+  MPI_Comm_size(node, &node_size);
+  std::vector<int> ranks(static_cast<std::size_t>(node_size));
+  MPI_Allgather(&j.rank, 1, MPI_INT, ranks.data(), 1, MPI_INT, node);
+  MPI_Comm_free(&node);
+  int lowest = INT_MAX;
+  for (int r : ranks)
+    if (r != 0 && r < lowest) lowest = r;
+  j.agent = j.rank == lowest;
+  j.initialized = true;
+  if (j.rank == 0) {
+    std::atexit(detail::mpi::finish_root);
+    return;
+  }
+  const int status = detail::mpi::run_agent();
+  MPI_Finalize();
+  std::exit(status);
+}
+
+}  // namespace ferry

@@ -1,0 +1,147 @@
+// Copyright ferry authors.
+#include "mpi_messages.h"
+
+#include <cereal/types/map.hpp>
+#include <cereal/types/string.hpp>
+#include <cereal/types/vector.hpp>
+
+#include "executor/errors.h"
+#include "serialize/archive.h"
+#include "serialize/error.h"
+
+namespace ferry::detail::mpi {
+namespace {
+
+enum class failure_kind : std::uint8_t {
+  other = 0,
+  worker_died,
+  task_timeout,
+  worker_start,
+  pool_shutdown,
+  serialization,
+  not_shippable,
+};
+
+}  // namespace
+
+std::string encode_config(const agent_config& c) {
+  std::string out;
+  output_archive ar(out);
+  const pool_options& o = c.local;
+  const bool has_timeout = o.task_timeout.has_value();
+  ar(static_cast<std::uint64_t>(o.max_workers), static_cast<std::uint8_t>(o.start),
+     static_cast<std::int64_t>(o.idle_timeout.count()), static_cast<std::uint64_t>(o.max_tasks_per_worker),
+     has_timeout, static_cast<std::int64_t>(has_timeout ? o.task_timeout->count() : 0),
+     static_cast<std::uint64_t>(o.max_worker_memory), o.env, o.unset_env,
+     static_cast<std::uint64_t>(o.max_message_size), static_cast<std::uint64_t>(o.shared_memory_threshold),
+     o.worker_program.string(), c.allowed_modules, c.module_search_paths);
+  return out;
+}
+
+agent_config decode_config(std::string_view body) {
+  agent_config c;
+  pool_options& o = c.local;
+  input_archive ar(body);
+  std::uint64_t max_workers, max_tasks, memory, max_message, threshold;
+  std::uint8_t start;
+  std::int64_t idle_ms, timeout_ms;
+  bool has_timeout;
+  std::string program;
+  ar(max_workers, start, idle_ms, max_tasks, has_timeout, timeout_ms, memory, o.env, o.unset_env,
+     max_message, threshold, program, c.allowed_modules, c.module_search_paths);
+  if (ar.remaining() != 0) throw_trailing_bytes(ar.offset(), ar.remaining());
+  o.max_workers = max_workers;
+  o.start = static_cast<start_method>(start);
+  o.idle_timeout = std::chrono::milliseconds(idle_ms);
+  o.max_tasks_per_worker = max_tasks;
+  if (has_timeout) o.task_timeout = std::chrono::milliseconds(timeout_ms);
+  o.max_worker_memory = memory;
+  o.max_message_size = max_message;
+  o.shared_memory_threshold = threshold;
+  o.worker_program = program;
+  return c;
+}
+
+std::string encode_hello(const hello& h) {
+  std::string out;
+  output_archive ar(out);
+  ar(h.host, h.workers);
+  return out;
+}
+
+hello decode_hello(std::string_view body) {
+  hello h;
+  input_archive ar(body);
+  ar(h.host, h.workers);
+  if (ar.remaining() != 0) throw_trailing_bytes(ar.offset(), ar.remaining());
+  return h;
+}
+
+std::string encode_failure(std::exception_ptr error) {
+  failure_kind kind = failure_kind::other;
+  std::string what, type_name, message;
+  std::int32_t pid = 0;
+  std::uint8_t phase = 0;
+  try {
+    std::rethrow_exception(error);
+  } catch (const worker_died_error& e) {
+    kind = failure_kind::worker_died;
+    pid = e.pid();
+    what = e.cause();
+  } catch (const task_timeout_error& e) {
+    kind = failure_kind::task_timeout;
+    what = e.what();
+  } catch (const worker_start_error& e) {
+    kind = failure_kind::worker_start;
+    what = e.what();
+  } catch (const pool_shutdown_error& e) {
+    kind = failure_kind::pool_shutdown;
+    what = e.what();
+  } catch (const serialization_error& e) {
+    kind = failure_kind::serialization;
+    phase = static_cast<std::uint8_t>(e.where());
+    type_name = e.type_name();
+    message = e.message();
+  } catch (const not_shippable_error& e) {
+    kind = failure_kind::not_shippable;
+    what = e.what();
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "an exception of unknown type";
+  }
+  std::string out;
+  output_archive ar(out);
+  ar(static_cast<std::uint8_t>(kind), what, pid, phase, type_name, message);
+  return out;
+}
+
+std::exception_ptr decode_failure(std::string_view body, const std::string& where) {
+  std::uint8_t kind;
+  std::string what, type_name, message;
+  std::int32_t pid;
+  std::uint8_t phase;
+  input_archive ar(body);
+  ar(kind, what, pid, phase, type_name, message);
+  const std::string at = " (" + where + ")";
+  switch (static_cast<failure_kind>(kind)) {
+    case failure_kind::worker_died: return std::make_exception_ptr(worker_died_error(pid, what + at));
+    case failure_kind::task_timeout: return std::make_exception_ptr(task_timeout_error(what + at));
+    case failure_kind::worker_start: return std::make_exception_ptr(worker_start_error(what + at));
+    case failure_kind::pool_shutdown: return std::make_exception_ptr(pool_shutdown_error(what + at));
+    case failure_kind::serialization:
+      return std::make_exception_ptr(serialization_error(
+          static_cast<serialization_error::phase>(phase), type_name, message + at));
+    case failure_kind::not_shippable: return std::make_exception_ptr(not_shippable_error(what + at));
+    case failure_kind::other: break;
+  }
+  return std::make_exception_ptr(error(what + at));
+}
+
+std::string encode_stop(bool kill_running) {
+  return std::string(1, kill_running ? '\1' : '\0');
+}
+
+bool decode_stop(std::string_view body) { return !body.empty() && body[0] != 0; }
+
+}  // namespace ferry::detail::mpi

@@ -1,0 +1,49 @@
+// Copyright ferry authors. Internal: the bodies of the MPI messages that are
+// not executor messages (mpi_channel.h lists the kinds; docs/api/mpi.md the
+// layouts), each in ferry's archive encoding.
+#ifndef FERRY_SRC_MPI_MPI_MESSAGES_H_
+#define FERRY_SRC_MPI_MPI_MESSAGES_H_
+
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "executor/pool_options.h"
+
+namespace ferry::detail::mpi {
+
+// config: what an agent's local pool needs, and the module policy of rank 0
+// for its workers.
+struct agent_config {
+  pool_options local;  // initializer excluded
+  std::vector<std::string> allowed_modules;
+  std::vector<std::string> module_search_paths;
+};
+std::string encode_config(const agent_config& config);
+// Throws ferry::format_error.
+agent_config decode_config(std::string_view body);
+
+// hello: the rank's host and its local pool's workers (0 when it is not an
+// agent).
+struct hello {
+  std::string host;
+  std::uint64_t workers = 0;
+};
+std::string encode_hello(const hello& h);
+hello decode_hello(std::string_view body);
+
+// failure: a task failed as a whole on an agent (its worker died, ran out of
+// time, could not start ...). Encodes the exception `error`; decoding
+// rebuilds it with the same type, its message naming `where`.
+std::string encode_failure(std::exception_ptr error);
+std::exception_ptr decode_failure(std::string_view body, const std::string& where);
+
+// stop: whether running tasks are killed.
+std::string encode_stop(bool kill_running);
+bool decode_stop(std::string_view body);
+
+}  // namespace ferry::detail::mpi
+
+#endif  // FERRY_SRC_MPI_MPI_MESSAGES_H_

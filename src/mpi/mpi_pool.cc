@@ -1,0 +1,22 @@
+// Copyright ferry authors.
+//
+// mpi_pool is a handle on an mpi_core (mpi_core.h), which does the work.
+#include "executor/mpi_pool.h"
+
+#include "mpi_core.h"
+
+namespace ferry {
+
+mpi_pool::mpi_pool(mpi_pool_options options)
+    : mpi_pool(std::make_shared<detail::mpi_core>(std::move(options))) {}
+mpi_pool::mpi_pool(std::shared_ptr<detail::mpi_core> core) : pool_front(core), core_(std::move(core)) {}
+mpi_pool::~mpi_pool() = default;
+mpi_pool::mpi_pool(const mpi_pool&) = default;
+mpi_pool& mpi_pool::operator=(const mpi_pool&) = default;
+mpi_pool::mpi_pool(mpi_pool&&) noexcept = default;
+mpi_pool& mpi_pool::operator=(mpi_pool&&) noexcept = default;
+
+std::size_t mpi_pool::max_workers() const { return core_->max_workers(); }
+std::vector<std::string> mpi_pool::hosts() const { return core_->hosts(); }
+
+}  // namespace ferry

@@ -1,0 +1,178 @@
+// Copyright ferry authors.
+//
+// ferry::mpi_pool under `mpirun -n 3` on one machine: rank 0 runs these
+// tests, rank 1 is the host's node agent, rank 2 waits. One pool per MPI
+// job, so ctest starts one job per test (tests/mpi/CMakeLists.txt), under
+// the start method in FERRY_TEST_START (spawn or plugin). The tasks are
+// closures made inside functions of a shared library (tests/executor/
+// test_tasks.cpp) that the agent's workers load by themselves.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <executor/executor.h>
+#include <executor/mpi_pool.h>
+
+#include "../executor/test_tasks.h"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+ferry::mpi_pool_options options() {
+  ferry::mpi_pool_options o;
+  o.local.max_workers = 2;
+  const char* start = std::getenv("FERRY_TEST_START");
+  if (start != nullptr) o.local.start = ferry::start_method_from_string(start);
+  return o;
+}
+
+// Every wait is bounded: a hang fails the test instead of the CI run.
+template <class T>
+T get_within(ferry::future<T>& f, std::chrono::seconds limit = 60s) {
+  if (f.wait_for(limit) != std::future_status::ready) throw std::runtime_error("the future did not finish in time");
+  return f.get();
+}
+
+template <class E, class F>
+E expect_error(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception: " << e.what();
+    throw;
+  }
+  ADD_FAILURE() << "no exception";
+  throw std::logic_error("no exception");
+}
+
+}  // namespace
+
+TEST(MpiPool, RunsEveryClosureRouteOnTheAgentsWorkers) {
+  ferry::mpi_pool pool(options());
+  ASSERT_EQ(pool.hosts().size(), 1u);  // one host, so one agent
+  EXPECT_EQ(pool.max_workers(), 2u);
+  auto add = pool.submit(test_tasks::add(), 2, 3);
+  auto scale = pool.submit(test_tasks::scale(7), 6);
+  auto greet = pool.submit(test_tasks::greet("hello"), std::string("ferry"));
+  auto sum = pool.submit(test_tasks::sum({1.5, 2.5}));
+  auto pointer = pool.submit(test_tasks::negate_pointer(), 9);
+  auto cereal_class = pool.submit(test_tasks::offset_by(100), 1);
+  auto header = pool.submit(test_tasks::header_closure(3), 5);
+  auto wrapped_pointer = pool.submit(&test_tasks::triple, 7);
+  EXPECT_EQ(get_within(add), 5);
+  EXPECT_EQ(get_within(scale), 42);
+  EXPECT_EQ(get_within(greet), "hello, ferry");
+  EXPECT_DOUBLE_EQ(get_within(sum), 4.0);
+  EXPECT_EQ(get_within(pointer), -9);
+  EXPECT_EQ(get_within(cereal_class), 101);
+  EXPECT_EQ(get_within(header), 16);
+  EXPECT_EQ(get_within(wrapped_pointer), 21);
+}
+
+TEST(MpiPool, ExceptionsArriveAsTheirTypes) {
+  ferry::mpi_pool pool(options());
+  auto rt = pool.submit(test_tasks::throw_std(), std::string("runtime_error"));
+  auto oor = pool.submit(test_tasks::throw_std(), std::string("out_of_range"));
+  auto custom = pool.submit(test_tasks::throw_custom());
+  expect_error<std::runtime_error>([&] { get_within(rt); });
+  expect_error<std::out_of_range>([&] { get_within(oor); });
+  const auto e = expect_error<ferry::task_error>([&] { get_within(custom); });
+  EXPECT_NE(e.type_name().find("custom_error"), std::string::npos) << e.type_name();
+}
+
+TEST(MpiPool, ASegfaultFailsOnlyItsFutureAndNamesTheHost) {
+  ferry::mpi_pool pool(options());
+  auto crash = pool.submit(test_tasks::crash(), std::string("segv"));
+  const auto e = expect_error<ferry::worker_died_error>([&] { get_within(crash); });
+  EXPECT_NE(std::string(e.what()).find("SIGSEGV"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("on host " + pool.hosts().at(0)), std::string::npos) << e.what();
+  auto after = pool.submit(test_tasks::add(), 20, 22);  // the agent's pool healed
+  EXPECT_EQ(get_within(after), 42);
+}
+
+TEST(MpiPool, MapKeepsInputOrderWithChunks) {
+  ferry::mpi_pool pool(options());
+  std::vector<int> inputs;
+  for (int i = 0; i < 500; ++i) inputs.push_back(i);
+  for (std::size_t chunk : {1u, 7u, 100u}) {
+    const std::vector<int> out = pool.map(test_tasks::scale(3), inputs, chunk, 60s);
+    ASSERT_EQ(out.size(), inputs.size());
+    for (int i = 0; i < 500; ++i) ASSERT_EQ(out[i], 3 * i) << "chunksize " << chunk;
+  }
+}
+
+// 50 MiB each way, cut into pieces of 1 MiB: the path a message over 2 GiB
+// takes, at a size a test can afford.
+TEST(MpiPool, FiftyMebibyteArgumentsAndResultsTravelInPieces) {
+  ferry::mpi_pool_options o = options();
+  o.max_piece = std::size_t{1} << 20;
+  ferry::mpi_pool pool(o);
+  const std::size_t n = std::size_t{50} << 20;
+  auto length = pool.submit(test_tasks::length(), std::string(n, 'a'));
+  auto made = pool.submit(test_tasks::make_string(), n);
+  EXPECT_EQ(get_within(length), n);
+  const std::string s = get_within(made);
+  EXPECT_EQ(s.size(), n);
+  EXPECT_EQ(s.find_first_not_of('x'), std::string::npos);
+}
+
+TEST(MpiPool, ShutdownWithWorkQueuedCancelsWhatWasNotSent) {
+  ferry::mpi_pool pool(options());
+  std::vector<ferry::future<int>> futures;
+  for (int i = 0; i < 40; ++i) futures.push_back(pool.submit(test_tasks::sleep_ms(), 50));
+  std::this_thread::sleep_for(100ms);
+  pool.shutdown({.cancel_pending = true});
+  int done = 0, cancelled = 0;
+  for (auto& f : futures) {
+    try {
+      get_within(f);
+      ++done;
+    } catch (const ferry::pool_shutdown_error&) {
+      ++cancelled;
+    }
+  }
+  EXPECT_EQ(done + cancelled, 40);
+  EXPECT_GT(done, 0);
+  EXPECT_GT(cancelled, 0);
+  EXPECT_THROW(pool.submit(test_tasks::add(), 1, 2), ferry::pool_shutdown_error);
+}
+
+TEST(MpiPool, ShutdownKillingRunningTasksDoesNotWaitForThem) {
+  ferry::mpi_pool pool(options());
+  auto a = pool.submit(test_tasks::spin_forever());
+  auto b = pool.submit(test_tasks::spin_forever());
+  std::this_thread::sleep_for(300ms);
+  const auto start = std::chrono::steady_clock::now();
+  pool.shutdown({.kill_running = true});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
+  expect_error<ferry::pool_shutdown_error>([&] { get_within(a); });
+  expect_error<ferry::pool_shutdown_error>([&] { get_within(b); });
+}
+
+TEST(MpiPool, WorkersDoNotInheritTheLaunchersEnvironment) {
+  ASSERT_NE(std::getenv("OMPI_COMM_WORLD_SIZE"), nullptr) << "not started by OpenMPI's mpirun";
+  ferry::mpi_pool pool(options());
+  auto f = pool.submit(test_tasks::getenv(), std::string("OMPI_COMM_WORLD_SIZE"));
+  EXPECT_EQ(get_within(f), "<unset>");
+}
+
+TEST(MpiPool, RefusesForkAndASecondPool) {
+  ferry::mpi_pool_options o = options();
+  o.local.start = ferry::start_method::fork;
+  EXPECT_THROW(ferry::mpi_pool{o}, ferry::error);
+  ferry::mpi_pool pool(options());
+  EXPECT_THROW(ferry::mpi_pool{options()}, ferry::error);
+}
+
+int main(int argc, char** argv) {
+  ferry::serve_if_mpi_agent(argc, argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
