@@ -50,6 +50,12 @@ struct mpi_pool_options {
   // Tasks each agent holds per worker, so that a worker starts its next task
   // as soon as it finishes one instead of a round trip later.
   std::size_t tasks_in_flight_per_worker = 2;
+  // Send the file of a module a task names to an agent before the task, for
+  // a host whose workers cannot find it (not on a shared file system, nor
+  // in a search directory): each agent stores it in a private directory of
+  // its workers' search path, after checking its SHA-256 and build-id.
+  // Every module but the program is sent, once per agent.
+  bool ship_modules = false;
   // Largest piece of a message in one MPI call; at most 1 GiB.
   std::size_t max_piece = std::size_t{1} << 30;
 };

@@ -69,6 +69,7 @@ encoded_task encode_task(const task_writer& task, std::uint32_t count) {
   ar(count);
   task.write_arguments(ar);
   out.names_main_program = names_main_program(ar);
+  out.modules = modules_named(ar);
   return out;
 }
 

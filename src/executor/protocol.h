@@ -33,6 +33,7 @@
 #include "serialize/error.h"
 #include "serialize/function.h"
 #include "serialize/internal/registry.h"
+#include "../serialize/executor_support.h"
 
 namespace ferry::detail {
 
@@ -147,6 +148,7 @@ class hello_reader {
 struct encoded_task {
   std::string body;
   bool names_main_program;  // code in the pool's executable, which plugin workers lack
+  std::vector<module_file> modules;  // every module the body names
 };
 // Throws whatever writing the function or the arguments throws.
 encoded_task encode_task(const task_writer& task, std::uint32_t count);

@@ -1,7 +1,10 @@
 // Copyright ferry authors.
 #include "agent.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <deque>
 #include <memory>
@@ -14,6 +17,7 @@
 #include "mpi_channel.h"
 #include "mpi_job.h"
 #include "mpi_messages.h"
+#include "module_shipping.h"
 #include "serialize/module_policy.h"
 
 namespace ferry::detail::mpi {
@@ -57,9 +61,23 @@ int wait_for_stop(channel& ch) {
   return 0;
 }
 
+// This agent's directory for the modules rank 0 sends (ship_modules): its
+// workers search it by build-id. Removed when the agent ends.
+struct shipped_modules_dir {
+  std::filesystem::path path = std::filesystem::temp_directory_path() /
+                               ("ferry-modules-" + std::to_string(::getpid()));
+  shipped_modules_dir() { std::filesystem::create_directories(path); }
+  ~shipped_modules_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
 int serve(channel& ch, agent_config config) {
   job& j = this_job();
   apply_policy(config);
+  shipped_modules_dir shipped;
+  add_module_search_path(shipped.path);
   for (const char* v : launcher_variables) config.local.unset_env.emplace_back(v);
   std::unique_ptr<pool_core> pool;
   try {
@@ -85,9 +103,17 @@ int serve(channel& ch, agent_config config) {
         stopping = true;
         break;
       }
+      if (m->type == kind::module) {
+        try {
+          store_module(m->body, shipped.path);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "ferry: the MPI agent on %s: %s\n", j.host.c_str(), e.what());
+        }
+        continue;
+      }
       if (m->type != kind::task) continue;
       const std::uint64_t id = m->id;
-      std::shared_ptr<future_state> state = pool->submit({std::move(m->body), false});
+      std::shared_ptr<future_state> state = pool->submit({std::move(m->body), false, {}});
       running.emplace(id, state);
       state->on_done([&done_mu, &done, id] {
         std::lock_guard lock(done_mu);

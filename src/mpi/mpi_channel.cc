@@ -63,7 +63,7 @@ std::optional<message> channel::poll() {
   check(MPI_Recv(header, header_words * 8, MPI_BYTE, source, header_tag, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE),
         "MPI_Recv");
-  if (header[0] < static_cast<std::uint64_t>(kind::config) || header[0] > static_cast<std::uint64_t>(kind::stop))
+  if (header[0] < static_cast<std::uint64_t>(kind::config) || header[0] > static_cast<std::uint64_t>(kind::module))
     throw error("ferry: MPI rank " + std::to_string(source) + " sent a message of unknown kind " +
                 std::to_string(header[0]));
   message m{static_cast<kind>(header[0]), header[1], std::string(header[2], '\0'), source};

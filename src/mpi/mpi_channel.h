@@ -32,6 +32,7 @@ enum class kind : std::uint32_t {
   result = 4,   // agent -> rank 0: the task's result body
   failure = 5,  // agent -> rank 0: why the task failed as a whole
   stop = 6,     // rank 0 -> all: finish and exit; body: u8 kill_running
+  module = 7,   // rank 0 -> agent: a module's file (module_shipping.h)
 };
 
 struct message {

@@ -9,6 +9,7 @@
 #include "executor/errors.h"
 #include "mpi_job.h"
 #include "mpi_messages.h"
+#include "module_shipping.h"
 #include "serialize/module_policy.h"
 
 namespace ferry::detail {
@@ -61,7 +62,7 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     const mpi::hello h = mpi::decode_hello(m->body);
     if (h.workers == 0) continue;
     const std::size_t per_worker = std::max<std::size_t>(options_.tasks_in_flight_per_worker, 1);
-    agents_.push_back({m->source, h.host, h.workers * per_worker, {}});
+    agents_.push_back({m->source, h.host, h.workers * per_worker, {}, {}});
     max_workers_ += h.workers;
   }
   if (agents_.empty())
@@ -80,7 +81,8 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   {
     std::lock_guard lock(mu_);
     if (shutdown_) throw pool_shutdown_error("ferry: submit after the pool was shut down");
-    pending_.push_back({next_id_++, std::move(std::get<protocol::encoded_task>(encoded).body), state});
+    auto& e = std::get<protocol::encoded_task>(encoded);
+    pending_.push_back({next_id_++, std::move(e.body), state, std::move(e.modules)});
   }
   cv_.notify_one();
   return state;
@@ -130,6 +132,19 @@ void mpi_core::on_message(mpi::message m) {
   }
 }
 
+void mpi_core::ship_modules(agent& a, const task& t) {
+  for (const module_file& m : t.modules) {
+    // Every rank runs this same program, so the program is never sent.
+    if (m.main_program || !a.shipped.insert(m.build_id).second) continue;
+    try {
+      channel_->send(a.rank, mpi::kind::module, 0, mpi::module_message(m.path, m.build_id));
+    } catch (const std::exception&) {
+      // Not sent: the worker reports the module it cannot find, with the
+      // task's error, as without ship_modules.
+    }
+  }
+}
+
 void mpi_core::fail_in_flight(std::exception_ptr error) {
   for (agent& a : agents_) {
     for (auto& [id, state] : a.in_flight) state->fail(error);
@@ -165,7 +180,10 @@ void mpi_core::run() {
       }
       finished = shutdown_ && (kill || (pending_.empty() && in_flight_ + to_send.size() == 0));
     }
-    for (auto& [a, t] : to_send) channel_->send(a->rank, mpi::kind::task, t.id, std::move(t.body));
+    for (auto& [a, t] : to_send) {
+      if (options_.ship_modules) ship_modules(*a, t);
+      channel_->send(a->rank, mpi::kind::task, t.id, std::move(t.body));
+    }
     bool did = !to_send.empty();
     try {
       while (std::optional<mpi::message> m = channel_->poll()) {

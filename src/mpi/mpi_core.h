@@ -15,6 +15,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -22,6 +23,7 @@
 
 #include "executor/internal/submit.h"
 #include "executor/mpi_pool.h"
+#include "../serialize/executor_support.h"
 #include "mpi_channel.h"
 
 namespace ferry::detail {
@@ -43,13 +45,18 @@ class mpi_core final : public task_queue {
     std::uint64_t id;
     std::string body;
     std::shared_ptr<future_state> state;
+    std::vector<module_file> modules;  // those the body names
   };
   struct agent {
     int rank;
     std::string host;
     std::size_t capacity;
     std::unordered_map<std::uint64_t, std::shared_ptr<future_state>> in_flight;
+    std::set<std::string> shipped;  // build-ids of the modules sent to it
   };
+
+  // Sends agent a the modules of t it was not sent yet (ship_modules).
+  void ship_modules(agent& a, const task& t);
 
   void run();  // the manager thread
   void on_message(mpi::message m);

@@ -42,6 +42,15 @@ std::shared_ptr<const callable_any> load_any_function(input_archive& ar) {
 
 bool names_main_program(output_archive& ar) { return archive_access::needs_main_program(ar); }
 
+std::vector<module_file> modules_named(output_archive& ar) {
+  std::vector<module_file> out;
+  for (const module_record* m : archive_access::modules(ar))
+    out.push_back({m->path, m->build_id, m->main_program});
+  return out;
+}
+
+std::string file_build_id(const std::string& path) { return elf::inspect(path).build_id; }
+
 bool program_imports(const char* mangled) noexcept {
   try {
     return elf::imports_symbol(executable_path(), mangled);

@@ -5,6 +5,8 @@
 #define FERRY_SRC_SERIALIZE_EXECUTOR_SUPPORT_H_
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "serialize/archive.h"
 #include "serialize/internal/config.h"
@@ -20,6 +22,19 @@ FERRY_EXPORT std::shared_ptr<const callable_any> load_any_function(input_archive
 // Whether the payload written so far names code that only the main
 // executable has: a process running another program cannot load it.
 FERRY_EXPORT bool names_main_program(output_archive& ar);
+
+// A module that a payload written so far names.
+struct module_file {
+  std::string path;      // as loaded here
+  std::string build_id;  // raw
+  bool main_program;     // this process's executable
+};
+FERRY_EXPORT std::vector<module_file> modules_named(output_archive& ar);
+
+// The raw GNU build-id of the ELF file at `path`, empty if it has none.
+// Throws ferry::module_load_error when the file cannot be read as a 64-bit
+// ELF object.
+FERRY_EXPORT std::string file_build_id(const std::string& path);
 
 // Whether this process's executable imports the dynamic symbol `mangled`
 // (it calls that function of a shared library). False if it cannot tell.
