@@ -26,6 +26,7 @@
 #ifndef FERRY_EXECUTOR_MPI_POOL_H_
 #define FERRY_EXECUTOR_MPI_POOL_H_
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -56,6 +57,12 @@ struct mpi_pool_options {
   // its workers' search path, after checking its SHA-256 and build-id.
   // Every module but the program is sent, once per agent.
   bool ship_modules = false;
+  // An agent that sends nothing for this long (it sends a heartbeat every
+  // second) is taken for lost: the tasks sent to it fail with
+  // ferry::worker_died_error naming its host, and the pool goes on with the
+  // others. Only matters where the MPI runtime lets the job go on when a
+  // process stops or dies (docs/api/mpi.md).
+  std::chrono::milliseconds agent_timeout = std::chrono::seconds(30);
   // Largest piece of a message in one MPI call; at most 1 GiB.
   std::size_t max_piece = std::size_t{1} << 30;
 };

@@ -94,8 +94,13 @@ int serve(channel& ch, agent_config config) {
   std::deque<std::uint64_t> done;  // ids whose state finished, in order
   idle_backoff backoff;
   bool kill_running = false;
+  auto next_heartbeat = std::chrono::steady_clock::now() + heartbeat_interval;
   for (bool stopping = false; !stopping;) {
     bool did = false;
+    if (std::chrono::steady_clock::now() >= next_heartbeat) {
+      ch.send(0, kind::heartbeat, 0, {});
+      next_heartbeat = std::chrono::steady_clock::now() + heartbeat_interval;
+    }
     while (auto m = ch.poll()) {
       did = true;
       if (m->type == kind::stop) {

@@ -63,7 +63,7 @@ std::optional<message> channel::poll() {
   check(MPI_Recv(header, header_words * 8, MPI_BYTE, source, header_tag, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE),
         "MPI_Recv");
-  if (header[0] < static_cast<std::uint64_t>(kind::config) || header[0] > static_cast<std::uint64_t>(kind::module))
+  if (header[0] < static_cast<std::uint64_t>(kind::config) || header[0] > static_cast<std::uint64_t>(kind::heartbeat))
     throw error("ferry: MPI rank " + std::to_string(source) + " sent a message of unknown kind " +
                 std::to_string(header[0]));
   message m{static_cast<kind>(header[0]), header[1], std::string(header[2], '\0'), source};
@@ -103,20 +103,25 @@ void channel::flush() {
   out_.clear();
 }
 
+void channel::abandon() {
+  // Deliberately leaked: the job is about to be aborted.
+  new std::deque<outgoing>(std::move(out_));
+  out_.clear();
+}
+
 idle_backoff::idle_backoff(std::chrono::microseconds max_sleep) : max_sleep_(max_sleep) {}
 
 void idle_backoff::wait() {
-  if (spins_ < 64) {
-    ++spins_;
+  if (std::chrono::steady_clock::now() - last_activity_ < spin_window) {
     std::this_thread::yield();
     return;
   }
-  sleep_ = std::min(max_sleep_, sleep_ == std::chrono::microseconds(0) ? std::chrono::microseconds(10) : sleep_ * 2);
+  sleep_ = std::min(max_sleep_, sleep_ == std::chrono::microseconds(0) ? std::chrono::microseconds(20) : sleep_ * 2);
   std::this_thread::sleep_for(sleep_);
 }
 
 void idle_backoff::reset() {
-  spins_ = 0;
+  last_activity_ = std::chrono::steady_clock::now();
   sleep_ = std::chrono::microseconds(0);
 }
 

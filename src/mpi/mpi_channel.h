@@ -32,8 +32,11 @@ enum class kind : std::uint32_t {
   result = 4,   // agent -> rank 0: the task's result body
   failure = 5,  // agent -> rank 0: why the task failed as a whole
   stop = 6,     // rank 0 -> all: finish and exit; body: u8 kill_running
-  module = 7,   // rank 0 -> agent: a module's file (module_shipping.h)
+  module = 7,     // rank 0 -> agent: a module's file (module_shipping.h)
+  heartbeat = 8,  // agent -> rank 0, every heartbeat_interval; empty
 };
+
+inline constexpr std::chrono::seconds heartbeat_interval{1};
 
 struct message {
   kind type;
@@ -65,6 +68,9 @@ class channel {
   bool progress();
   // Blocks until every queued send is done.
   void flush();
+  // Gives up on queued sends to a rank that will never receive them: their
+  // bytes are kept (MPI may still read them) but nothing waits for them.
+  void abandon();
 
  private:
   struct outgoing {
@@ -76,19 +82,21 @@ class channel {
   std::deque<outgoing> out_;
 };
 
-// How an idle loop waits between polls: spins for a moment, then sleeps,
-// longer each time up to `max_sleep`, so that an idle rank does not burn a
-// core. reset() after doing something.
+// How a loop with nothing to do waits between polls: it only yields for a
+// short window after its last activity, where an answer is likely (a round
+// trip's result), then sleeps, longer each time up to `max_sleep`, so that
+// an idle rank does not burn a core. reset() after doing something.
 class idle_backoff {
  public:
-  explicit idle_backoff(std::chrono::microseconds max_sleep = std::chrono::microseconds(200));
+  explicit idle_backoff(std::chrono::microseconds max_sleep = std::chrono::microseconds(1000));
   void wait();
   void reset();
 
  private:
+  static constexpr std::chrono::microseconds spin_window{200};
   std::chrono::microseconds max_sleep_;
   std::chrono::microseconds sleep_{0};
-  unsigned spins_ = 0;
+  std::chrono::steady_clock::time_point last_activity_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace ferry::detail::mpi

@@ -62,7 +62,7 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     const mpi::hello h = mpi::decode_hello(m->body);
     if (h.workers == 0) continue;
     const std::size_t per_worker = std::max<std::size_t>(options_.tasks_in_flight_per_worker, 1);
-    agents_.push_back({m->source, h.host, h.workers * per_worker, {}, {}});
+    agents_.push_back({m->source, h.host, h.workers * per_worker, {}, {}, std::chrono::steady_clock::now(), false});
     max_workers_ += h.workers;
   }
   if (agents_.empty())
@@ -116,9 +116,10 @@ std::vector<std::string> mpi_core::hosts() const {
 }
 
 void mpi_core::on_message(mpi::message m) {
-  if (m.type != mpi::kind::result && m.type != mpi::kind::failure) return;
   for (agent& a : agents_) {
     if (a.rank != m.source) continue;
+    a.last_heard = std::chrono::steady_clock::now();
+    if (m.type != mpi::kind::result && m.type != mpi::kind::failure) return;
     auto it = a.in_flight.find(m.id);
     if (it == a.in_flight.end()) return;
     const std::shared_ptr<future_state> state = std::move(it->second);
@@ -145,6 +146,33 @@ void mpi_core::ship_modules(agent& a, const task& t) {
   }
 }
 
+void mpi_core::check_agents() {
+  const auto now = std::chrono::steady_clock::now();
+  bool any_left = false;
+  for (agent& a : agents_) {
+    if (!a.lost && now - a.last_heard > options_.agent_timeout) {
+      a.lost = true;
+      const auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(now - a.last_heard);
+      const auto lost = std::make_exception_ptr(worker_died_error(
+          0, "was lost with its MPI agent on host " + a.host + ", MPI rank " + std::to_string(a.rank) +
+                 ", which sent nothing for " + std::to_string(silent.count()) + " ms"));
+      for (auto& [id, state] : a.in_flight) state->fail(lost);
+      in_flight_ -= a.in_flight.size();
+      a.in_flight.clear();
+    }
+    any_left = any_left || !a.lost;
+  }
+  if (any_left) return;
+  std::deque<task> orphans;
+  {
+    std::lock_guard lock(mu_);
+    orphans.swap(pending_);
+  }
+  for (task& t : orphans)
+    t.state->fail(std::make_exception_ptr(worker_start_error(
+        "ferry: every MPI agent of the pool was lost; nothing can run the task")));
+}
+
 void mpi_core::fail_in_flight(std::exception_ptr error) {
   for (agent& a : agents_) {
     for (auto& [id, state] : a.in_flight) state->fail(error);
@@ -167,7 +195,7 @@ void mpi_core::run() {
       while (!kill && !pending_.empty()) {
         agent* best = nullptr;
         for (agent& a : agents_)
-          if (a.in_flight.size() < a.capacity &&
+          if (!a.lost && a.in_flight.size() < a.capacity &&
               (best == nullptr || a.capacity - a.in_flight.size() > best->capacity - best->in_flight.size()))
             best = &a;
         if (best == nullptr) break;
@@ -194,12 +222,17 @@ void mpi_core::run() {
     } catch (const std::exception& e) {
       fail_in_flight(std::make_exception_ptr(error(std::string("ferry: the MPI pool failed: ") + e.what())));
     }
+    check_agents();
     if (finished) break;
     if (did) backoff.reset(); else backoff.wait();
   }
   if (kill_running_) fail_in_flight(shut_down("the task was stopped because the pool was shut down"));
-  channel_->flush();
-  mpi::stop_other_ranks(kill_running_);
+  std::vector<int> lost;
+  for (const agent& a : agents_)
+    if (a.lost) lost.push_back(a.rank);
+  // A send to a lost agent would never complete.
+  if (lost.empty()) channel_->flush(); else channel_->abandon();
+  mpi::stop_other_ranks(kill_running_, lost);
 }
 
 }  // namespace ferry::detail

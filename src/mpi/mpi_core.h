@@ -10,6 +10,7 @@
 #ifndef FERRY_SRC_MPI_MPI_CORE_H_
 #define FERRY_SRC_MPI_MPI_CORE_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -53,7 +54,13 @@ class mpi_core final : public task_queue {
     std::size_t capacity;
     std::unordered_map<std::uint64_t, std::shared_ptr<future_state>> in_flight;
     std::set<std::string> shipped;  // build-ids of the modules sent to it
+    std::chrono::steady_clock::time_point last_heard;
+    bool lost = false;  // silent past agent_timeout: given nothing more
   };
+
+  // Fails the tasks of agents silent past agent_timeout, and, once no agent
+  // is left, every pending task.
+  void check_agents();
 
   // Sends agent a the modules of t it was not sent yet (ship_modules).
   void ship_modules(agent& a, const task& t);

@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <vector>
@@ -36,7 +37,10 @@ void finish_root() {
   }
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  if (finalized) return;
+  // MPI_Finalize waits for every rank, a lost one too.
+  if (this_job().rank_lost) MPI_Abort(MPI_COMM_WORLD, 1);
+  MPI_Finalize();
 }
 
 }  // namespace
@@ -46,17 +50,19 @@ job& this_job() {
   return j;
 }
 
-void stop_other_ranks(bool kill_running) {
+void stop_other_ranks(bool kill_running, const std::vector<int>& lost) {
   job& j = this_job();
   if (j.stopped || j.rank != 0) return;
   j.stopped = true;
+  j.rank_lost = !lost.empty();
   channel ch;
-  for (int r = 1; r < j.size; ++r) ch.send(r, kind::stop, 0, encode_stop(kill_running));
+  for (int r = 1; r < j.size; ++r)
+    if (std::find(lost.begin(), lost.end(), r) == lost.end()) ch.send(r, kind::stop, 0, encode_stop(kill_running));
   // Each answers stop once its local pool is down; until then its results
   // may still arrive, and are dropped.
   int answered = 0;
   idle_backoff backoff;
-  while (answered < j.size - 1) {
+  while (answered < j.size - 1 - static_cast<int>(lost.size())) {
     if (auto m = ch.poll()) {
       if (m->type == kind::stop) ++answered;
       backoff.reset();

@@ -4,6 +4,7 @@
 #define FERRY_SRC_MPI_MPI_JOB_H_
 
 #include <string>
+#include <vector>
 
 namespace ferry::detail::mpi {
 
@@ -15,13 +16,16 @@ struct job {
   std::string host;
   bool pool_made = false;    // rank 0 made its one pool
   bool stopped = false;      // rank 0 told the others to stop
+  bool rank_lost = false;    // one never answered: abort instead of finalizing
 };
 
 // The process's one job record. Touched by the thread that calls MPI.
 job& this_job();
 
-// Rank 0: tells every other rank to stop (when no pool did), once.
-void stop_other_ranks(bool kill_running);
+// Rank 0: tells every other rank to stop, once, and waits for each to
+// answer but the `lost` ones. With a rank lost, MPI cannot end normally:
+// the job is then aborted when rank 0 exits (never a hang).
+void stop_other_ranks(bool kill_running, const std::vector<int>& lost = {});
 
 }  // namespace ferry::detail::mpi
 

@@ -5,7 +5,13 @@
 // directory is hidden. Prints what happened, one fact per line.
 //
 //   two_hosts [--ship]
+//   two_hosts --lose-agent   (three ranks: an agent on each host; the
+//                             second host's agent is stopped by a task)
 #include <dlfcn.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <vector>
 
 #include <chrono>
 #include <iostream>
@@ -19,8 +25,54 @@
 
 using namespace std::chrono_literals;
 
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// The second host's agent falls silent (SIGSTOP, as a hung or frozen node
+// would); its tasks must fail once agent_timeout passes, and the pool must
+// go on with the first host.
+int lose_agent() {
+  ferry::mpi_pool_options o;
+  o.local.max_workers = 1;
+  o.agent_timeout = std::chrono::seconds(3);
+  ferry::mpi_pool pool(o);
+  const ferry::function<std::string(int)> stop_agent_on_second_host = [](int) {
+    if (host_name() == "ferry-h2") {
+      ::kill(::getppid(), SIGSTOP);  // the worker's parent is its agent
+      ::sleep(1);
+    }
+    return host_name();
+  };
+  std::vector<ferry::future<std::string>> futures;
+  for (int i = 0; i < 8; ++i) futures.push_back(pool.submit(stop_agent_on_second_host, i));
+  int lost = 0, ran = 0;
+  for (auto& f : futures) {
+    if (f.wait_for(60s) != std::future_status::ready) return 3;
+    try {
+      f.get();
+      ++ran;
+    } catch (const ferry::worker_died_error& e) {
+      if (std::string(e.what()).find("lost with its MPI agent on host ferry-h2") != std::string::npos) ++lost;
+    }
+  }
+  std::cout << (lost > 0 ? "tasks on the silent host failed" : "no task failed") << "\n";
+  std::cout << (lost + ran == 8 ? "every task ended" : "a task ended otherwise") << "\n";
+  auto after = pool.submit(stop_agent_on_second_host, 0);
+  if (after.wait_for(60s) != std::future_status::ready) return 3;
+  std::cout << "after: ran on " << (after.get() == "ferry-h2" ? "the lost host" : "the other host") << std::endl;
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   ferry::serve_if_mpi_agent(argc, argv);
+  if (argc > 1 && std::string(argv[1]) == "--lose-agent") return lose_agent();
   const bool ship = argc > 1 && std::string(argv[1]) == "--ship";
   // A closure of a plugin that only this host has.
   void* plugin = ::dlopen(FERRY_TEST_PLUGIN, RTLD_NOW);

@@ -42,9 +42,11 @@ EOA
 chmod +x "$tmp/agent"
 
 tx_bytes() { ip netns exec "$h1" cat "/sys/class/net/$v1/statistics/tx_bytes"; }
-run() {
+run() {  # [--slots-on-first-host N] ARGS...
+  local first=1
+  if [ "${1:-}" = --slots-on-first-host ]; then first=$2; shift 2; fi
   timeout 120 ip netns exec "$h1" "$mpirun" --allow-run-as-root --oversubscribe \
-    --host 10.77.0.1:1,10.77.0.2:1 -n 2 --mca plm_rsh_agent "$tmp/agent" \
+    --host 10.77.0.1:$first,10.77.0.2:1 -n $((first + 1)) --mca plm_rsh_agent "$tmp/agent" \
     --mca oob_tcp_if_include 10.77.0.0/24 --mca btl self,tcp --mca btl_tcp_if_include 10.77.0.0/24 \
     "$program" "$@" 2>&1
 }
@@ -68,8 +70,16 @@ fi
 out=$(run)
 check "without ship_modules the module is not found there" "plugin error ferry::module_not_found_error" "$out"
 
+# An agent on each host; the second one falls silent (a task stops it).
+# The job then ends with MPI_Abort, since MPI cannot finalize without it.
+out=$(run --slots-on-first-host 2 --lose-agent)
+check "a silent agent's tasks fail once agent_timeout passes" "tasks on the silent host failed" "$out"
+check "no task is left hanging" "every task ended" "$out"
+check "the pool goes on with the other host" "after: ran on the other host" "$out"
+
+sleep 1
 for ns in "$h1" "$h2"; do
-  [ -z "$(ip netns pids "$ns")" ] || { echo "FAIL processes left in $ns"; failures=$((failures + 1)); }
+  [ -z "$(ip netns pids "$ns")" ] || { echo "FAIL processes left in $ns: $(ip netns pids "$ns" | xargs)"; failures=$((failures + 1)); }
 done
 echo "$failures failed"
 [ $failures -eq 0 ]

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Prints the table of docs/performance.md's MPI section from the JSON lines
+that scripts/bench_mpi.sh collected in one run."""
+import json
+import pathlib
+import sys
+
+
+def load(path):
+    out = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.startswith("{"):
+                m = json.loads(line)
+                out[m["name"]] = (m["value"], m["unit"])
+    return out
+
+
+d = pathlib.Path(sys.argv[1])
+ferry, mpi4py, pool = (load(d / f) for f in ("ferry_mpi.jsonl", "mpi4py.jsonl", "process_pool.jsonl"))
+# The process pool's names for the same measures.
+pool_name = {
+    "mpi_roundtrip_median": "roundtrip_median",
+    "mpi_submit_tasks_per_s_inflight2": "submit_tasks_per_s",
+    "mpi_map_chunk1_items_per_s_inflight2": "map_chunk1_items_per_s",
+}
+lower_is_better = {"us", "ms", "%"}
+print(f"| measure | ferry mpi_pool | mpi4py.futures | ferry vs mpi4py | process_pool | mpi_pool vs process_pool |")
+print("|---|---|---|---|---|---|")
+for name, (value, unit) in ferry.items():
+    other = mpi4py.get(name)
+    local = pool.get(pool_name.get(name, ""))
+    def ratio(a, b):
+        if b is None or a == 0 or b[0] == 0:
+            return ""
+        r = b[0] / a if unit in lower_is_better else a / b[0]
+        return f"{r:.1f}x"
+    print(f"| {name} | {value:.4g} {unit} | {'' if other is None else f'{other[0]:.4g} {unit}'} | "
+          f"{ratio(value, other)} | {'' if local is None else f'{local[0]:.4g} {local[1]}'} | "
+          f"{ratio(value, local)} |")

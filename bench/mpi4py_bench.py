@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""mpi4py.futures' side of bench/mpi_bench.cc (Debian's python3-mpi4py),
+printing the same JSON lines, under the same mpirun:
+
+    mpirun -n 3 /usr/bin/python3 -m mpi4py.futures bench/mpi4py_bench.py roundtrip|throughput|idle
+"""
+import json
+import os
+import sys
+import time
+
+from mpi4py.futures import MPIPoolExecutor
+
+
+def emit(name, value, unit):
+    print(json.dumps({"name": name, "value": value, "unit": unit}), flush=True)
+
+
+def noop(x):
+    return x
+
+
+def percentile(values, p):
+    v = sorted(values)
+    return v[int(p * (len(v) - 1))]
+
+
+def roundtrip(ex):
+    for i in range(100):
+        ex.submit(noop, i).result()
+    us = []
+    for i in range(1000):
+        t = time.perf_counter()
+        ex.submit(noop, i).result()
+        us.append((time.perf_counter() - t) * 1e6)
+    emit("mpi_roundtrip_median", percentile(us, 0.5), "us")
+    emit("mpi_roundtrip_p99", percentile(us, 0.99), "us")
+
+
+def throughput(ex):
+    # The executor is made below, just before this call: its first result
+    # is part of start-up.
+    ex.submit(noop, 0).result()
+    emit("mpi_start_to_first_result", (time.perf_counter() - STARTED) * 1e3, "ms")
+    n = 10_000
+    t = time.perf_counter()
+    futures = [ex.submit(noop, i) for i in range(n)]
+    for f in futures:
+        f.result()
+    emit("mpi_submit_tasks_per_s_inflight2", n / (time.perf_counter() - t), "tasks/s")
+    for chunk in (1, 100):
+        t = time.perf_counter()
+        list(ex.map(noop, range(n), chunksize=chunk))
+        emit(f"mpi_map_chunk{chunk}_items_per_s_inflight2", n / (time.perf_counter() - t), "items/s")
+
+
+def cpu_ticks(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def ranks_here():
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            continue
+        if ppid == os.getppid():
+            pids.append(int(name))
+    return pids
+
+
+def idle(ex):
+    ex.submit(noop, 0).result()
+    pids = ranks_here()
+    before = [cpu_ticks(p) for p in pids]
+    t = time.perf_counter()
+    time.sleep(3)
+    seconds = time.perf_counter() - t
+    hz = os.sysconf("SC_CLK_TCK")
+    most = max((cpu_ticks(p) - b) / hz / seconds * 100 for p, b in zip(pids, before))
+    emit("mpi_idle_cpu_busiest_rank", most, "%")
+
+
+if __name__ == "__main__":
+    STARTED = time.perf_counter()
+    with MPIPoolExecutor() as ex:
+        {"roundtrip": roundtrip, "throughput": throughput, "idle": idle}[sys.argv[1]](ex)

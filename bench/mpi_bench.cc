@@ -1,0 +1,157 @@
+// Copyright ferry authors.
+//
+// ferry::mpi_pool measurements, run by scripts/bench_mpi.sh under
+// `mpirun -n 3` (rank 0, one agent, one waiting rank); prints the JSON lines
+// of executor_bench. bench/mpi4py_bench.py measures mpi4py.futures the same
+// way, and executor_bench the process pool, in the same run.
+//
+//   mpirun -n 3 mpi_bench roundtrip|throughput|idle|ship
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <executor/mpi_pool.h>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+void emit(const std::string& name, double value, const char* unit) {
+  std::printf("{\"name\": \"%s\", \"value\": %.6g, \"unit\": \"%s\"}\n", name.c_str(), value, unit);
+  std::fflush(stdout);
+}
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(p * static_cast<double>(v.size() - 1))];
+}
+
+ferry::function<int(int)> noop() {
+  return [](int x) { return x; };
+}
+
+ferry::mpi_pool_options options(std::size_t workers, std::size_t in_flight = 2) {
+  ferry::mpi_pool_options o;
+  o.local.max_workers = workers;
+  o.tasks_in_flight_per_worker = in_flight;
+  return o;
+}
+
+void roundtrip() {
+  ferry::mpi_pool pool(options(1));
+  for (int i = 0; i < 300; ++i) pool.submit(noop(), i).get();
+  std::vector<double> us;
+  for (int i = 0; i < 3000; ++i) {
+    const auto t = clock_type::now();
+    pool.submit(noop(), i).get();
+    us.push_back(seconds_since(t) * 1e6);
+  }
+  emit("mpi_roundtrip_median", percentile(us, 0.5), "us");
+  emit("mpi_roundtrip_p99", percentile(us, 0.99), "us");
+}
+
+// Only one pool per job: the in-flight depth is the job's argument.
+void throughput(std::size_t in_flight) {
+  const auto started = clock_type::now();
+  ferry::mpi_pool pool(options(2, in_flight));
+  pool.submit(noop(), 0).get();
+  if (in_flight == 2) emit("mpi_start_to_first_result", seconds_since(started) * 1e3, "ms");
+  constexpr int n = 50'000;
+  const std::string suffix = "_inflight" + std::to_string(in_flight);
+  {
+    const auto t = clock_type::now();
+    std::vector<ferry::future<int>> futures;
+    futures.reserve(n);
+    for (int i = 0; i < n; ++i) futures.push_back(pool.submit(noop(), i));
+    for (auto& f : futures) f.get();
+    emit("mpi_submit_tasks_per_s" + suffix, n / seconds_since(t), "tasks/s");
+  }
+  std::vector<int> inputs(n);
+  for (int i = 0; i < n; ++i) inputs[static_cast<std::size_t>(i)] = i;
+  for (std::size_t chunk : {1u, 100u}) {
+    const auto t = clock_type::now();
+    const std::vector<int> out = pool.map(noop(), inputs, chunk);
+    emit("mpi_map_chunk" + std::to_string(chunk) + "_items_per_s" + suffix, n / seconds_since(t), "items/s");
+  }
+}
+
+// CPU ticks (user + system) of a process, from /proc.
+long cpu_ticks(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(in, line);
+  std::istringstream fields(line.substr(line.rfind(')') + 2));
+  std::string skip;
+  for (int i = 0; i < 11; ++i) fields >> skip;  // state .. cmajflt
+  long utime = 0, stime = 0;
+  fields >> utime >> stime;
+  return utime + stime;
+}
+
+// The job's ranks on this host: the children of mpirun (this process's
+// parent) that MPI started.
+std::vector<int> ranks_here() {
+  std::vector<int> pids;
+  DIR* proc = ::opendir("/proc");
+  while (dirent* e = proc ? ::readdir(proc) : nullptr) {
+    const int pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(line.substr(close + 2));
+    std::string state;
+    int ppid = 0;
+    fields >> state >> ppid;
+    if (ppid == ::getppid()) pids.push_back(pid);
+  }
+  if (proc) ::closedir(proc);
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
+// Each rank's CPU while the pool has nothing to do, in percent of a core.
+void idle() {
+  ferry::mpi_pool pool(options(1));
+  pool.submit(noop(), 0).get();
+  const std::vector<int> pids = ranks_here();
+  std::vector<long> before;
+  for (int pid : pids) before.push_back(cpu_ticks(pid));
+  const auto t = clock_type::now();
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  const double seconds = seconds_since(t);
+  const double hz = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  double most = 0;
+  for (std::size_t i = 0; i < pids.size(); ++i)
+    most = std::max(most, (cpu_ticks(pids[i]) - before[i]) / hz / seconds * 100);
+  emit("mpi_idle_cpu_busiest_rank", most, "%");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ferry::serve_if_mpi_agent(argc, argv);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "roundtrip") roundtrip();
+  else if (mode == "throughput") throughput(argc > 2 ? std::stoul(argv[2]) : 2);
+  else if (mode == "idle") idle();
+  else {
+    std::fprintf(stderr, "usage: mpirun -n 3 %s roundtrip|throughput [in flight]|idle\n", argv[0]);
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds ferry in Release and compares, in one run on this host, ferry's MPI
+# pool (bench/mpi_bench.cc) with mpi4py.futures (Debian's python3-mpi4py,
+# run with /usr/bin/python3 -m mpi4py.futures: bench/mpi4py_bench.py) and
+# with ferry's process pool (bench/executor_bench.cc), each MPI job under
+# `mpirun -n 3`: rank 0, one node agent (mpi4py: two workers), one more rank.
+#   scripts/bench_mpi.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${FERRY_BENCH_BUILD_DIR:-$root/build-release}
+"$root/scripts/install_deps.sh"
+missing=()
+for p in libbenchmark-dev python3-mpi4py; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo_cmd=(); [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DFERRY_BUILD_BENCHMARKS=ON \
+  -DFERRY_BUILD_TESTS=OFF -DFERRY_BUILD_EXAMPLES=OFF >/dev/null
+cmake --build "$build" -j"${FERRY_JOBS:-2}" >/dev/null
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+mpirun=(mpirun --oversubscribe -n 3)
+[ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
+echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d), $(mpirun --version | head -1)" >&2
+for args in roundtrip "throughput 1" "throughput 2" idle; do
+  timeout 300 "${mpirun[@]}" "$build/bench/mpi_bench" $args >>"$out/ferry_mpi.jsonl"
+done
+for mode in roundtrip throughput idle; do
+  timeout 300 "${mpirun[@]}" /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" "$mode" \
+    >>"$out/mpi4py.jsonl"
+done
+for mode in roundtrip throughput; do
+  "$build/bench/executor_bench" "$mode" >>"$out/process_pool.jsonl"
+done
+python3 "$root/bench/compare_mpi.py" "$out"
