@@ -20,23 +20,14 @@
 
 #include <executor/executor.h>
 
+#include "bench_output.h"
+
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
-
-void emit(const std::string& name, double value, const char* unit) {
-  std::printf("{\"name\": \"%s\", \"value\": %.6g, \"unit\": \"%s\"}\n", name.c_str(), value, unit);
-  std::fflush(stdout);
-}
-
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(p * static_cast<double>(v.size() - 1))];
-}
+using bench::clock_type;
+using bench::emit;
+using bench::percentile;
+using bench::seconds_since;
 
 ferry::function<int(int)> noop() {
   return [](int x) { return x; };

@@ -7,16 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FERRY_BENCH_BUILD_DIR:-$root/build-release}
-"$root/scripts/install_deps.sh"
-missing=()
-for p in libbenchmark-dev python3-joblib; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo_cmd=(); [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+"$root/scripts/install_deps.sh" libbenchmark-dev python3-joblib
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DFERRY_BUILD_BENCHMARKS=ON \
   -DFERRY_BUILD_TESTS=OFF -DFERRY_BUILD_EXAMPLES=OFF >/dev/null
 cmake --build "$build" -j"${FERRY_JOBS:-2}" >/dev/null

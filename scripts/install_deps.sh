@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages ferry builds against, skipping those already
-# present, so that running it twice costs one dpkg query.
+# Installs the Debian packages ferry builds against, and any named on the
+# command line (the benchmarks' extra ones), skipping those already present,
+# so that running it twice costs one dpkg query.
+#   scripts/install_deps.sh [PACKAGE...]
 set -euo pipefail
 
 packages=(
@@ -11,6 +13,7 @@ packages=(
   libgtest-dev
   libssl-dev
   openmpi-bin libopenmpi-dev
+  "$@"
 )
 
 missing=()

@@ -17,9 +17,12 @@
 #include <executor/executor.h>
 #include <executor/mpi_pool.h>
 
+#include "../executor/test_harness.h"
 #include "../executor/test_tasks.h"
 
 using namespace std::chrono_literals;
+using ferry_test::expect_error;
+using ferry_test::get_within;
 
 namespace {
 
@@ -29,27 +32,6 @@ ferry::mpi_pool_options options() {
   const char* start = std::getenv("FERRY_TEST_START");
   if (start != nullptr) o.local.start = ferry::start_method_from_string(start);
   return o;
-}
-
-// Every wait is bounded: a hang fails the test instead of the CI run.
-template <class T>
-T get_within(ferry::future<T>& f, std::chrono::seconds limit = 60s) {
-  if (f.wait_for(limit) != std::future_status::ready) throw std::runtime_error("the future did not finish in time");
-  return f.get();
-}
-
-template <class E, class F>
-E expect_error(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception: " << e.what();
-    throw;
-  }
-  ADD_FAILURE() << "no exception";
-  throw std::logic_error("no exception");
 }
 
 }  // namespace

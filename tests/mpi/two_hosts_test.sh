@@ -30,6 +30,7 @@ ip link set "$v1" netns "$h1" && ip link set "$v2" netns "$h2" || exit 1
 ip -n "$h1" addr add 10.77.0.1/24 dev "$v1" && ip -n "$h2" addr add 10.77.0.2/24 dev "$v2" || exit 1
 for ns in "$h1" "$h2"; do ip -n "$ns" link set lo up; done
 ip -n "$h1" link set "$v1" up && ip -n "$h2" link set "$v2" up || exit 1
+ip netns exec "$h2" unshare --mount --uts true 2>/dev/null || skip "cannot create mount and UTS namespaces here"
 
 # The launcher agent: OpenMPI calls it as `agent HOST COMMAND...`, as it
 # would call ssh.

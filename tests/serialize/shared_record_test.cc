@@ -5,16 +5,16 @@
 // (serialize/wire_format.h, function_tag::shared). Types whose names can
 // collide keep the (module, key) identity.
 #include <dlfcn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include <serialize/serialize.h>
 
+#include "../child_output.h"
 #include "../fixtures/header_closure.h"
 #include "test_util.h"
 
@@ -117,29 +117,12 @@ TEST(SharedRecord, ATypeTwoModulesRegisterNamesBothAndRuns) {
 // same build of the code in its own executable and runs it from there,
 // without loading the plugin.
 TEST(SharedRecord, AListedModuleAlreadyLoadedIsUsedWithoutLoadingAnother) {
-  std::string bytes;
-  {
-    // Made in a child (module_test.cc's helper does the same for other kinds).
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    const pid_t pid = fork();
-    if (pid == 0) {
-      close(fds[0]);
-      void* h = dlopen(FERRY_TEST_PLUGIN, RTLD_NOW);
-      auto make = h ? reinterpret_cast<std::string* (*)(const char*)>(dlsym(h, "ferry_test_make")) : nullptr;
-      if (make == nullptr) _exit(3);
-      const std::string* out = make("header");
-      _exit(write(fds[1], out->data(), out->size()) == static_cast<ssize_t>(out->size()) ? 0 : 4);
-    }
-    close(fds[1]);
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(fds[0], buf, sizeof buf)) > 0) bytes.append(buf, static_cast<std::size_t>(n));
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  }
+  const std::string bytes = ferry_test::output_of_child([] {
+    void* h = dlopen(FERRY_TEST_PLUGIN, RTLD_NOW);
+    auto make = h ? reinterpret_cast<std::string* (*)(const char*)>(dlsym(h, "ferry_test_make")) : nullptr;
+    if (make == nullptr) throw std::runtime_error("cannot load the test plugin");
+    return *make("header");
+  });
   ASSERT_EQ(tag_of(bytes), static_cast<std::uint8_t>(ferry::wire::function_tag::shared));
   EXPECT_EQ(ferry::loads<ferry::function<int(int)>>(bytes)(5), 22);  // the plugin captured 3
   EXPECT_FALSE(plugin_is_loaded());
