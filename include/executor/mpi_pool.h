@@ -44,9 +44,9 @@ namespace ferry {
 struct mpi_pool_options {
   // Each node agent's local pool. start: spawn (the default) or plugin;
   // fork is refused (a forked child of an MPI process inherits its MPI
-  // state). max_workers 0: each host's cpu_count(). initializer is not
-  // supported yet. The MPI launcher's variables (OMPI_*, PMIX_*, PMI_*,
-  // HYDRA_*) are added to unset_env.
+  // state). max_workers 0: each host's cpu_count(). The initializer runs
+  // in each worker of every agent. The MPI launcher's variables (OMPI_*,
+  // PMIX_*, PMI_*, HYDRA_*) are added to unset_env.
   pool_options local;
   // Tasks each agent holds per worker, so that a worker starts its next task
   // as soon as it finishes one instead of a round trip later.
@@ -85,7 +85,8 @@ class FERRY_EXPORT mpi_pool : public detail::pool_front {
   // Sends the agents their options and waits (at most 60 s) for each to
   // say it is ready. Throws ferry::error on a rank other than 0, without
   // serve_if_mpi_agent, when a pool was already made in this job, for
-  // start_method::fork or an initializer, and when an agent does not answer.
+  // start_method::fork, and when an agent does not answer;
+  // ferry::not_shippable_error when the initializer cannot be shipped.
   explicit mpi_pool(mpi_pool_options options = {});
   ~mpi_pool();
   mpi_pool(const mpi_pool&);

@@ -68,13 +68,14 @@ std::shared_ptr<future_state> failed_state(std::exception_ptr error) {
   return state;
 }
 
-pool_core::pool_core(pool_options options)
+pool_core::pool_core(pool_options options, std::string initializer_record)
     : options_(std::move(options)),
       program_(options_.start == start_method::plugin
                    ? (options_.worker_program.empty() ? default_worker_program()
                                                       : options_.worker_program.string())
                    : std::string("/proc/self/exe")),
       key_((initialize_crypto(), new_pool_key())),
+      initializer_(std::move(initializer_record)),
       max_workers_(options_.max_workers != 0 ? options_.max_workers : cpu_count()) {
   if (is_worker_process())
     throw error("ferry: a process_pool cannot be created inside a pool's worker process; "
@@ -193,7 +194,8 @@ std::string pool_core::hello_body() const {
   config.max_message_size = options_.max_message_size;
   config.shared_memory_threshold = options_.shared_memory_threshold;
   config.max_worker_memory = options_.max_worker_memory;
-  return protocol::encode_hello(key_, config, options_.initializer);
+  if (initializer_.empty()) initializer_ = protocol::encode_initializer(options_.initializer);
+  return protocol::encode_hello(key_, config, initializer_);
 }
 
 std::size_t pool_core::live_workers() const {

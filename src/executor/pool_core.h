@@ -40,7 +40,10 @@ class FERRY_EXPORT pool_core final : public task_queue {
  public:
   // Throws ferry::error inside a worker process, ferry::worker_start_error
   // when the plugin worker program cannot be executed.
-  explicit pool_core(pool_options options);
+  // `initializer_record`: options.initializer already encoded
+  // (protocol::encode_initializer), for an MPI agent, whose options carry
+  // none; empty: encoded here.
+  explicit pool_core(pool_options options, std::string initializer_record = {});
   ~pool_core() override;  // shutdown({}): waits for the queue to drain
 
   std::shared_ptr<future_state> submit_task(const task_writer& task, std::uint32_t count) override;
@@ -124,6 +127,9 @@ class FERRY_EXPORT pool_core final : public task_queue {
   const pool_options options_;
   const std::string program_;  // for spawn and plugin
   const std::string key_;      // authenticates every message after the hello
+  // The initializer as every hello carries it; encoded by the first hello.
+  // The manager thread's.
+  mutable std::string initializer_;
 
   mutable std::mutex mu_;
   std::deque<task> pending_;

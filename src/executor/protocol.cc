@@ -27,12 +27,20 @@ header read_header(const char* bytes, std::uint64_t max_body) {
 
 // --- hello ----------------------------------------------------------------
 
+std::string encode_initializer(const function<void()>& initializer) {
+  std::string record;
+  output_archive ar(record);
+  ar(initializer);
+  return record;
+}
+
 std::string encode_hello(std::string_view key, const worker_config& config,
-                         const function<void()>& initializer) {
+                         std::string_view initializer) {
   std::string body(key);
   output_archive ar(body);
   ar(config.env, config.allowed_modules, config.module_search_paths, config.max_message_size,
-     config.shared_memory_threshold, config.max_worker_memory, initializer);
+     config.shared_memory_threshold, config.max_worker_memory);
+  ar.saveBinary(initializer.data(), initializer.size());
   return body;
 }
 

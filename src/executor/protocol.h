@@ -116,8 +116,12 @@ struct worker_config {
   std::uint64_t max_worker_memory = 0;
 };
 
+// The initializer as the hello carries it: a function record.
+FERRY_EXPORT std::string encode_initializer(const function<void()>& initializer);
+// `initializer`: what encode_initializer returned (an MPI agent passes on
+// the bytes rank 0 encoded, never decoding them itself).
 std::string encode_hello(std::string_view key, const worker_config& config,
-                         const function<void()>& initializer);
+                         std::string_view initializer);
 
 // Reads a hello in two steps, because its initializer may name a module that
 // only the configuration's allowed modules let the worker load.

@@ -81,7 +81,7 @@ int serve(channel& ch, agent_config config) {
   for (const char* v : launcher_variables) config.local.unset_env.emplace_back(v);
   std::unique_ptr<pool_core> pool;
   try {
-    pool = std::make_unique<pool_core>(std::move(config.local));
+    pool = std::make_unique<pool_core>(std::move(config.local), std::move(config.initializer));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ferry: the MPI agent on %s could not start its pool: %s\n", j.host.c_str(), e.what());
     ch.send(0, kind::hello, 0, encode_hello({j.host, 0}));

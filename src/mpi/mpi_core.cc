@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "../executor/message_io.h"
+#include "../executor/protocol.h"
 #include "../executor/submit_encoding.h"
 #include "executor/errors.h"
 #include "mpi_job.h"
@@ -34,12 +35,11 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
   if (options_.local.start == start_method::fork)
     throw error("ferry: mpi_pool's agents cannot fork workers (a forked child inherits the MPI "
                 "process's state); use start_method::spawn or start_method::plugin");
-  if (options_.local.initializer)
-    throw error("ferry: mpi_pool does not support pool_options::initializer yet");
   j.pool_made = true;
   channel_ = std::make_unique<mpi::channel>(options_.max_piece);
 
-  mpi::agent_config config{options_.local, {}, {}};
+  mpi::agent_config config{options_.local, protocol::encode_initializer(options_.local.initializer), {}, {}};
+  config.local.initializer = {};
   for (const auto& p : allowed_modules()) config.allowed_modules.push_back(p.string());
   for (const auto& p : module_search_paths()) config.module_search_paths.push_back(p.string());
   const std::string body = mpi::encode_config(config);
@@ -189,8 +189,11 @@ void mpi_core::run() {
     bool kill = false;
     {
       std::unique_lock lock(mu_);
+      // Nothing to wait for from the agents: sleep until there is work, but
+      // wake each heartbeat interval to take their heartbeats off MPI's
+      // queue of unexpected messages, which would otherwise only grow.
       if (in_flight_ == 0 && pending_.empty() && !shutdown_)
-        cv_.wait(lock, [&] { return !pending_.empty() || shutdown_; });
+        cv_.wait_for(lock, mpi::heartbeat_interval, [&] { return !pending_.empty() || shutdown_; });
       kill = kill_running_;
       while (!kill && !pending_.empty()) {
         agent* best = nullptr;

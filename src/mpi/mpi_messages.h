@@ -17,7 +17,8 @@ namespace ferry::detail::mpi {
 // config: what an agent's local pool needs, and the module policy of rank 0
 // for its workers.
 struct agent_config {
-  pool_options local;  // initializer excluded
+  pool_options local;       // but its initializer, which travels encoded:
+  std::string initializer;  // protocol::encode_initializer's bytes
   std::vector<std::string> allowed_modules;
   std::vector<std::string> module_search_paths;
 };

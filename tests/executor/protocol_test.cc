@@ -77,7 +77,7 @@ TEST(Protocol, HelloRoundTrip) {
   config.max_worker_memory = 1u << 30;
   const ferry::function<void()> init = [] {};
   const std::string key(protocol::key_size, 'k');
-  const std::string body = protocol::encode_hello(key, config, init);
+  const std::string body = protocol::encode_hello(key, config, protocol::encode_initializer(init));
 
   protocol::hello_reader in(body);
   EXPECT_EQ(in.key(), key);
@@ -95,7 +95,7 @@ TEST(Protocol, HelloCutAnywhereIsRefused) {
   config.env = {{"A", "1"}};
   config.allowed_modules = {"/opt/plugins"};
   const std::string body =
-      protocol::encode_hello(std::string(protocol::key_size, 'k'), config, [] {});
+      protocol::encode_hello(std::string(protocol::key_size, 'k'), config, protocol::encode_initializer([] {}));
   expect_every_cut_refused(body, [](std::string_view cut) {
     protocol::hello_reader in(cut);
     (void)in.initializer();

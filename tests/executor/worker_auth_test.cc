@@ -76,7 +76,7 @@ class forked_worker {
     config.max_message_size = std::size_t{1} << 20;
     config.shared_memory_threshold = std::size_t{1} << 20;
     ferry::detail::write_message(fd_, nullptr, protocol::kind::hello, 0,
-                                 protocol::encode_hello(pool_key, config, {}));
+                                 protocol::encode_hello(pool_key, config, protocol::encode_initializer({})));
     auto ready = reader_.read_blocking(fd_);
     EXPECT_TRUE(ready && ready->header.type == protocol::kind::ready);
   }

@@ -145,6 +145,24 @@ TEST(MpiPool, WorkersDoNotInheritTheLaunchersEnvironment) {
   EXPECT_EQ(get_within(f), "<unset>");
 }
 
+TEST(MpiPool, TheInitializerRunsInTheAgentsWorkers) {
+  ferry::mpi_pool_options o = options();
+  o.local.initializer = test_tasks::initializer();
+  ferry::mpi_pool pool(o);
+  auto f = pool.submit(test_tasks::initialized());
+  EXPECT_TRUE(get_within(f));
+}
+
+TEST(MpiPool, AFailingInitializerFailsTheTasksAsAStartError) {
+  ferry::mpi_pool_options o = options();
+  o.local.initializer = test_tasks::failing_initializer();
+  ferry::mpi_pool pool(o);
+  auto f = pool.submit(test_tasks::add(), 1, 2);
+  const auto e = expect_error<ferry::worker_start_error>([&] { get_within(f); });
+  EXPECT_NE(std::string(e.what()).find("no database"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("MPI rank 1"), std::string::npos) << e.what();
+}
+
 TEST(MpiPool, RefusesForkAndASecondPool) {
   ferry::mpi_pool_options o = options();
   o.local.start = ferry::start_method::fork;
