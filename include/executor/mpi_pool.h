@@ -63,6 +63,11 @@ struct mpi_pool_options {
   // others. Only matters where the MPI runtime lets the job go on when a
   // process stops or dies (docs/api/mpi.md).
   std::chrono::milliseconds agent_timeout = std::chrono::seconds(30);
+  // Spawn mode: in a job of one rank (`mpirun -n 1 ./program`), start this
+  // many more processes of the program with MPI_Comm_spawn to serve as
+  // agents (docs/api/mpi.md says where this is fragile). 0: world mode, the
+  // job's other ranks are the agents.
+  std::size_t spawn_agents = 0;
   // Largest piece of a message in one MPI call; at most 1 GiB.
   std::size_t max_piece = std::size_t{1} << 30;
 };

@@ -156,7 +156,7 @@ int serve(channel& ch, agent_config config) {
 int run_agent() {
   job& j = this_job();
   try {
-    channel ch;
+    channel ch(j.comm);
     idle_backoff backoff(std::chrono::milliseconds(5));
     for (;;) {
       std::optional<message> m = ch.poll();

@@ -17,8 +17,8 @@ void check(int rc, const char* call) {
 
 }  // namespace
 
-channel::channel(std::size_t max_piece)
-    : max_piece_(std::clamp<std::size_t>(max_piece, 1, default_max_piece)) {}
+channel::channel(MPI_Comm comm, std::size_t max_piece)
+    : comm_(comm), max_piece_(std::clamp<std::size_t>(max_piece, 1, default_max_piece)) {}
 
 channel::~channel() {
   try {
@@ -33,13 +33,13 @@ void channel::send(int rank, kind type, std::uint64_t id, std::string body) {
   o.body = std::move(body);
   const std::size_t pieces = (o.body.size() + max_piece_ - 1) / max_piece_;
   o.requests.resize(1 + pieces);
-  check(MPI_Isend(o.header.data(), header_words * 8, MPI_BYTE, rank, header_tag, MPI_COMM_WORLD,
+  check(MPI_Isend(o.header.data(), header_words * 8, MPI_BYTE, rank, header_tag, comm_,
                   &o.requests[0]),
         "MPI_Isend");
   for (std::size_t i = 0; i < pieces; ++i) {
     const std::size_t at = i * max_piece_;
     const int n = static_cast<int>(std::min(max_piece_, o.body.size() - at));
-    check(MPI_Isend(o.body.data() + at, n, MPI_BYTE, rank, piece_tag, MPI_COMM_WORLD,
+    check(MPI_Isend(o.body.data() + at, n, MPI_BYTE, rank, piece_tag, comm_,
                     &o.requests[1 + i]),
           "MPI_Isend");
   }
@@ -48,7 +48,7 @@ void channel::send(int rank, kind type, std::uint64_t id, std::string body) {
 std::optional<message> channel::poll() {
   int arrived = 0;
   MPI_Status status;
-  check(MPI_Iprobe(MPI_ANY_SOURCE, header_tag, MPI_COMM_WORLD, &arrived, &status), "MPI_Iprobe");
+  check(MPI_Iprobe(MPI_ANY_SOURCE, header_tag, comm_, &arrived, &status), "MPI_Iprobe");
   if (!arrived) return std::nullopt;
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
@@ -56,11 +56,11 @@ std::optional<message> channel::poll() {
   const int source = status.MPI_SOURCE;
   if (count != header_words * 8) {
     std::vector<char> junk(static_cast<std::size_t>(std::max(count, 0)));
-    MPI_Recv(junk.data(), count, MPI_BYTE, source, header_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(junk.data(), count, MPI_BYTE, source, header_tag, comm_, MPI_STATUS_IGNORE);
     throw error("ferry: MPI rank " + std::to_string(source) + " sent a message header of " +
                 std::to_string(count) + " bytes; expected " + std::to_string(header_words * 8));
   }
-  check(MPI_Recv(header, header_words * 8, MPI_BYTE, source, header_tag, MPI_COMM_WORLD,
+  check(MPI_Recv(header, header_words * 8, MPI_BYTE, source, header_tag, comm_,
                  MPI_STATUS_IGNORE),
         "MPI_Recv");
   if (header[0] < static_cast<std::uint64_t>(kind::config) || header[0] > static_cast<std::uint64_t>(kind::heartbeat))
@@ -73,7 +73,7 @@ std::optional<message> channel::poll() {
   for (std::size_t at = 0; at < m.body.size();) {
     const int room = static_cast<int>(std::min(default_max_piece, m.body.size() - at));
     MPI_Status piece;
-    check(MPI_Recv(m.body.data() + at, room, MPI_BYTE, source, piece_tag, MPI_COMM_WORLD, &piece),
+    check(MPI_Recv(m.body.data() + at, room, MPI_BYTE, source, piece_tag, comm_, &piece),
           "MPI_Recv");
     int got = 0;
     MPI_Get_count(&piece, MPI_BYTE, &got);

@@ -52,7 +52,8 @@ inline constexpr std::size_t default_max_piece = std::size_t{1} << 30;
 
 class channel {
  public:
-  explicit channel(std::size_t max_piece = default_max_piece);
+  // Messages between the ranks of `comm`.
+  explicit channel(MPI_Comm comm, std::size_t max_piece = default_max_piece);
   ~channel();  // waits for queued sends
   channel(const channel&) = delete;
   channel& operator=(const channel&) = delete;
@@ -78,6 +79,7 @@ class channel {
     std::string body;
     std::vector<MPI_Request> requests;
   };
+  MPI_Comm comm_;
   std::size_t max_piece_;
   std::deque<outgoing> out_;
 };

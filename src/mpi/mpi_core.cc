@@ -36,7 +36,8 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     throw error("ferry: mpi_pool's agents cannot fork workers (a forked child inherits the MPI "
                 "process's state); use start_method::spawn or start_method::plugin");
   j.pool_made = true;
-  channel_ = std::make_unique<mpi::channel>(options_.max_piece);
+  if (options_.spawn_agents > 0) mpi::spawn_agents(options_.spawn_agents);
+  channel_ = std::make_unique<mpi::channel>(j.comm, options_.max_piece);
 
   mpi::agent_config config{options_.local, protocol::encode_initializer(options_.local.initializer), {}, {}};
   config.local.initializer = {};

@@ -39,11 +39,56 @@ void finish_root() {
   MPI_Finalized(&finalized);
   if (finalized) return;
   // MPI_Finalize waits for every rank, a lost one too.
-  if (this_job().rank_lost) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (this_job().rank_lost) MPI_Abort(this_job().comm, 1);
   MPI_Finalize();
 }
 
 }  // namespace
+
+void join_job(MPI_Comm comm) {
+  job& j = this_job();
+  j.comm = comm;
+  MPI_Comm_rank(comm, &j.rank);
+  MPI_Comm_size(comm, &j.size);
+  j.host = host_name();
+  // The ranks sharing this host's memory; the lowest of them but rank 0 is
+  // the host's agent.
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, j.rank, MPI_INFO_NULL, &node);
+  int node_size = 0;
+  MPI_Comm_size(node, &node_size);
+  std::vector<int> ranks(static_cast<std::size_t>(node_size));
+  MPI_Allgather(&j.rank, 1, MPI_INT, ranks.data(), 1, MPI_INT, node);
+  MPI_Comm_free(&node);
+  int lowest = INT_MAX;
+  for (int r : ranks)
+    if (r != 0 && r < lowest) lowest = r;
+  j.agent = j.rank == lowest;
+}
+
+void spawn_agents(std::size_t count) {
+  job& j = this_job();
+  if (j.size != 1)
+    throw error("ferry: mpi_pool_options::spawn_agents needs a job of one rank (this one has " +
+                std::to_string(j.size) + "); with more, the other ranks are the agents");
+  std::vector<char*> argv;
+  for (std::size_t i = 1; i < j.args.size(); ++i) argv.push_back(j.args[i].data());
+  argv.push_back(nullptr);
+  std::string program = "/proc/self/exe";
+  char resolved[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", resolved, sizeof resolved - 1);
+  if (n > 0) program.assign(resolved, static_cast<std::size_t>(n));
+  MPI_Comm children;
+  std::vector<int> codes(count);
+  const int rc = MPI_Comm_spawn(program.c_str(), argv.data(), static_cast<int>(count), MPI_INFO_NULL, 0,
+                                MPI_COMM_SELF, &children, codes.data());
+  if (rc != MPI_SUCCESS)
+    throw error("ferry: MPI_Comm_spawn of " + std::to_string(count) + " agents of '" + program +
+                "' failed (MPI error " + std::to_string(rc) + ")");
+  MPI_Comm merged;
+  MPI_Intercomm_merge(children, 0, &merged);
+  join_job(merged);
+}
 
 job& this_job() {
   static job j;
@@ -55,7 +100,7 @@ void stop_other_ranks(bool kill_running, const std::vector<int>& lost) {
   if (j.stopped || j.rank != 0) return;
   j.stopped = true;
   j.rank_lost = !lost.empty();
-  channel ch;
+  channel ch(j.comm);
   for (int r = 1; r < j.size; ++r)
     if (std::find(lost.begin(), lost.end(), r) == lost.end()) ch.send(r, kind::stop, 0, encode_stop(kill_running));
   // Each answers stop once its local pool is down; until then its results
@@ -80,28 +125,23 @@ void serve_if_mpi_agent(int argc, char** argv) {
   serve_if_worker(argc, argv);  // a worker of an agent's pool never reaches MPI
   detail::mpi::job& j = detail::mpi::this_job();
   if (j.initialized) return;
+  j.args.assign(argv, argv + argc);
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
     throw error("ferry: MPI_Init_thread failed; run the program with mpirun");
   if (provided < MPI_THREAD_SERIALIZED)
     throw error("ferry: this MPI library does not support MPI_THREAD_SERIALIZED, which the pool's "
                 "manager thread needs");
-  MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &j.size);
-  j.host = detail::mpi::host_name();
-  // The ranks sharing this host's memory; the lowest of them but rank 0 is
-  // the host's agent.
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, j.rank, MPI_INFO_NULL, &node);
-  int node_size = 0;
-  MPI_Comm_size(node, &node_size);
-  std::vector<int> ranks(static_cast<std::size_t>(node_size));
-  MPI_Allgather(&j.rank, 1, MPI_INT, ranks.data(), 1, MPI_INT, node);
-  MPI_Comm_free(&node);
-  int lowest = INT_MAX;
-  for (int r : ranks)
-    if (r != 0 && r < lowest) lowest = r;
-  j.agent = j.rank == lowest;
+  MPI_Comm parent = MPI_COMM_NULL;
+  MPI_Comm_get_parent(&parent);
+  if (parent != MPI_COMM_NULL) {
+    // Spawned by a pool's rank 0 (spawn_agents): join it, after it.
+    MPI_Comm merged;
+    MPI_Intercomm_merge(parent, 1, &merged);
+    detail::mpi::join_job(merged);
+  } else {
+    detail::mpi::join_job(MPI_COMM_WORLD);
+  }
   j.initialized = true;
   if (j.rank == 0) {
     std::atexit(detail::mpi::finish_root);

@@ -3,6 +3,8 @@
 #ifndef FERRY_SRC_MPI_MPI_JOB_H_
 #define FERRY_SRC_MPI_MPI_JOB_H_
 
+#include <mpi.h>
+
 #include <string>
 #include <vector>
 
@@ -10,8 +12,12 @@ namespace ferry::detail::mpi {
 
 struct job {
   bool initialized = false;  // serve_if_mpi_agent ran
+  // The ranks of the pool: MPI_COMM_WORLD, or rank 0 and the agents it
+  // spawned (mpi_pool_options::spawn_agents), merged into one.
+  MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0;
   int size = 1;
+  std::vector<std::string> args;  // the program's, for spawning agents
   bool agent = false;        // the node agent of this host
   std::string host;
   bool pool_made = false;    // rank 0 made its one pool
@@ -21,6 +27,15 @@ struct job {
 
 // The process's one job record. Touched by the thread that calls MPI.
 job& this_job();
+
+// Makes `comm` the pool's ranks and elects each host's agent; collective
+// over comm.
+void join_job(MPI_Comm comm);
+
+// Rank 0 of a job of one rank: starts `count` more processes of this
+// program with MPI_Comm_spawn, which serve as agents, and joins them.
+// Throws ferry::error when MPI cannot start them.
+void spawn_agents(std::size_t count);
 
 // Rank 0: tells every other rank to stop, once, and waits for each to
 // answer but the `lost` ones. With a rank lost, MPI cannot end normally:

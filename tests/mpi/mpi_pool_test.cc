@@ -171,6 +171,28 @@ TEST(MpiPool, RefusesForkAndASecondPool) {
   EXPECT_THROW(ferry::mpi_pool{options()}, ferry::error);
 }
 
+// Spawn mode, under `mpirun -n 1`: the pool starts its agent itself.
+TEST(MpiPoolSpawn, AJobOfOneRankSpawnsItsAgentAndRunsTasks) {
+  ferry::mpi_pool_options o = options();
+  o.spawn_agents = 1;
+  ferry::mpi_pool pool(o);
+  ASSERT_EQ(pool.hosts().size(), 1u);
+  auto add = pool.submit(test_tasks::add(), 2, 3);
+  auto greet = pool.submit(test_tasks::greet("hello"), std::string("ferry"));
+  EXPECT_EQ(get_within(add), 5);
+  EXPECT_EQ(get_within(greet), "hello, ferry");
+  auto crash = pool.submit(test_tasks::crash(), std::string("segv"));
+  expect_error<ferry::worker_died_error>([&] { get_within(crash); });
+  auto after = pool.submit(test_tasks::add(), 20, 22);
+  EXPECT_EQ(get_within(after), 42);
+}
+
+TEST(MpiPoolSpawn, SpawningInAJobOfSeveralRanksIsRefused) {
+  ferry::mpi_pool_options o = options();
+  o.spawn_agents = 1;
+  EXPECT_THROW(ferry::mpi_pool{o}, ferry::error);
+}
+
 int main(int argc, char** argv) {
   ferry::serve_if_mpi_agent(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
