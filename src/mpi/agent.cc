@@ -95,6 +95,14 @@ int serve(channel& ch, agent_config config) {
   idle_backoff backoff;
   bool kill_running = false;
   auto next_heartbeat = std::chrono::steady_clock::now() + heartbeat_interval;
+  const auto submit = [&](std::uint64_t id, std::string body) {
+    std::shared_ptr<future_state> state = pool->submit({std::move(body), false, {}});
+    running.emplace(id, state);
+    state->on_done([&done_mu, &done, id] {
+      std::lock_guard lock(done_mu);
+      done.push_back(id);
+    });
+  };
   for (bool stopping = false; !stopping;) {
     bool did = false;
     if (std::chrono::steady_clock::now() >= next_heartbeat) {
@@ -116,30 +124,45 @@ int serve(channel& ch, agent_config config) {
         }
         continue;
       }
-      if (m->type != kind::task) continue;
-      const std::uint64_t id = m->id;
-      std::shared_ptr<future_state> state = pool->submit({std::move(m->body), false, {}});
-      running.emplace(id, state);
-      state->on_done([&done_mu, &done, id] {
-        std::lock_guard lock(done_mu);
-        done.push_back(id);
-      });
+      if (m->type == kind::task) {
+        submit(m->id, std::move(m->body));
+      } else if (m->type == kind::tasks) {
+        for (const batch_entry& e : decode_batch(m->body)) submit(e.id, std::string(e.body));
+      }
     }
     std::deque<std::uint64_t> finished;
     {
       std::lock_guard lock(done_mu);
       finished.swap(done);
     }
+    // Small results (and failures) leave together, large ones alone.
+    std::string batch;
+    std::size_t batched = 0;
+    std::uint64_t last_id = 0;
+    std::uint8_t last_kind = 0;
     for (std::uint64_t id : finished) {
       did = true;
       auto it = running.find(id);
       if (it == running.end()) continue;
       const std::shared_ptr<future_state> state = std::move(it->second);
       running.erase(it);
-      if (std::exception_ptr e = state->error())
-        ch.send(0, kind::failure, id, encode_failure(e));
-      else
-        ch.send(0, kind::result, id, std::string(state->result()->view()));
+      const bool failed = state->error() != nullptr;
+      std::string failure = failed ? encode_failure(state->error()) : std::string();
+      const std::string_view body = failed ? std::string_view(failure) : state->result()->view();
+      const kind k = failed ? kind::failure : kind::result;
+      if (body.size() > batch_body_limit) {
+        ch.send(0, k, id, std::string(body));
+        continue;
+      }
+      append_to_batch(batch, id, static_cast<std::uint8_t>(k), body);
+      ++batched;
+      last_id = id;
+      last_kind = static_cast<std::uint8_t>(k);
+    }
+    if (batched == 1) {
+      ch.send(0, static_cast<kind>(last_kind), last_id, std::string(decode_batch(batch).front().body));
+    } else if (batched > 1) {
+      ch.send(0, kind::results, batched, std::move(batch));
     }
     ch.progress();
     if (did) backoff.reset(); else backoff.wait();

@@ -2,6 +2,7 @@
 #include "mpi_channel.h"
 
 #include <algorithm>
+#include <cstring>
 #include <thread>
 
 #include "serialize/error.h"
@@ -30,6 +31,16 @@ channel::~channel() {
 void channel::send(int rank, kind type, std::uint64_t id, std::string body) {
   outgoing& o = out_.emplace_back();
   o.header = {static_cast<std::uint64_t>(type), id, body.size()};
+  if (body.size() <= inline_body_limit) {
+    // One MPI message: the header, then the body.
+    o.body.assign(reinterpret_cast<const char*>(o.header.data()), header_words * 8);
+    o.body += body;
+    o.requests.resize(1);
+    check(MPI_Isend(o.body.data(), static_cast<int>(o.body.size()), MPI_BYTE, rank, header_tag,
+                    comm_, &o.requests[0]),
+          "MPI_Isend");
+    return;
+  }
   o.body = std::move(body);
   const std::size_t pieces = (o.body.size() + max_piece_ - 1) / max_piece_;
   o.requests.resize(1 + pieces);
@@ -52,21 +63,26 @@ std::optional<message> channel::poll() {
   if (!arrived) return std::nullopt;
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
-  std::uint64_t header[header_words] = {};
   const int source = status.MPI_SOURCE;
-  if (count != header_words * 8) {
-    std::vector<char> junk(static_cast<std::size_t>(std::max(count, 0)));
-    MPI_Recv(junk.data(), count, MPI_BYTE, source, header_tag, comm_, MPI_STATUS_IGNORE);
-    throw error("ferry: MPI rank " + std::to_string(source) + " sent a message header of " +
-                std::to_string(count) + " bytes; expected " + std::to_string(header_words * 8));
-  }
-  check(MPI_Recv(header, header_words * 8, MPI_BYTE, source, header_tag, comm_,
-                 MPI_STATUS_IGNORE),
+  std::string first(static_cast<std::size_t>(std::max(count, 0)), '\0');
+  check(MPI_Recv(first.data(), count, MPI_BYTE, source, header_tag, comm_, MPI_STATUS_IGNORE),
         "MPI_Recv");
-  if (header[0] < static_cast<std::uint64_t>(kind::config) || header[0] > static_cast<std::uint64_t>(kind::heartbeat))
-    throw error("ferry: MPI rank " + std::to_string(source) + " sent a message of unknown kind " +
-                std::to_string(header[0]));
-  message m{static_cast<kind>(header[0]), header[1], std::string(header[2], '\0'), source};
+  const auto from = [&] { return "ferry: MPI rank " + std::to_string(source) + " sent "; };
+  if (first.size() < header_words * 8 || first.size() > header_words * 8 + inline_body_limit)
+    throw error(from() + "a message header of " + std::to_string(count) + " bytes");
+  std::uint64_t header[header_words];
+  std::memcpy(header, first.data(), sizeof header);
+  if (header[0] < static_cast<std::uint64_t>(kind::config) || header[0] > static_cast<std::uint64_t>(kind::results))
+    throw error(from() + "a message of unknown kind " + std::to_string(header[0]));
+  message m{static_cast<kind>(header[0]), header[1], {}, source};
+  if (first.size() > header_words * 8 || header[2] <= inline_body_limit) {
+    if (header[2] != first.size() - header_words * 8)
+      throw error(from() + "a message announcing " + std::to_string(header[2]) + " bytes with " +
+                  std::to_string(first.size() - header_words * 8));
+    m.body = first.substr(header_words * 8);
+    return m;
+  }
+  m.body.assign(header[2], '\0');
   // The pieces follow from the same rank, of whatever size the sender cut
   // them to; receiving them keeps MPI's progress going for this process's
   // own queued sends meanwhile.
@@ -77,8 +93,7 @@ std::optional<message> channel::poll() {
           "MPI_Recv");
     int got = 0;
     MPI_Get_count(&piece, MPI_BYTE, &got);
-    if (got <= 0)
-      throw error("ferry: MPI rank " + std::to_string(source) + " sent an empty piece of a message");
+    if (got <= 0) throw error(from() + "an empty piece of a message");
     at += static_cast<std::size_t>(got);
   }
   return m;

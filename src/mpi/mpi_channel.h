@@ -3,10 +3,11 @@
 // other rank is a node agent or waits.
 //
 // A message is a 24-byte header (u32 kind, u32 reserved, u64 id, u64 body
-// length) sent with header_tag, then its body in pieces of at most
-// max_piece bytes sent with piece_tag, by the same rank and in order, so
-// that no MPI call counts more than an int holds (OpenMPI 4.1 has no
-// large-count calls).
+// length) sent with header_tag. A body of at most inline_body_limit bytes
+// follows the header in the same MPI message; a larger one follows in
+// pieces of at most max_piece bytes sent with piece_tag, by the same rank
+// and in order, so that no MPI call counts more than an int holds (OpenMPI
+// 4.1 has no large-count calls).
 //
 // Thread-safety: none; one thread per process calls MPI (the pool's
 // manager thread on rank 0, the agent's loop elsewhere).
@@ -34,6 +35,8 @@ enum class kind : std::uint32_t {
   stop = 6,     // rank 0 -> all: finish and exit; body: u8 kill_running
   module = 7,     // rank 0 -> agent: a module's file (module_shipping.h)
   heartbeat = 8,  // agent -> rank 0, every heartbeat_interval; empty
+  tasks = 9,      // rank 0 -> agent: several small tasks (mpi_messages.h, batches)
+  results = 10,   // agent -> rank 0: several small results and failures
 };
 
 inline constexpr std::chrono::seconds heartbeat_interval{1};
@@ -46,6 +49,7 @@ struct message {
 };
 
 inline constexpr int header_tag = 7301;
+inline constexpr std::size_t inline_body_limit = 16 * 1024;
 inline constexpr int piece_tag = 7302;
 // Below 2 GiB, the most bytes one int-counted MPI call may carry.
 inline constexpr std::size_t default_max_piece = std::size_t{1} << 30;

@@ -120,18 +120,26 @@ void mpi_core::on_message(mpi::message m) {
   for (agent& a : agents_) {
     if (a.rank != m.source) continue;
     a.last_heard = std::chrono::steady_clock::now();
-    if (m.type != mpi::kind::result && m.type != mpi::kind::failure) return;
-    auto it = a.in_flight.find(m.id);
-    if (it == a.in_flight.end()) return;
-    const std::shared_ptr<future_state> state = std::move(it->second);
-    a.in_flight.erase(it);
-    --in_flight_;
-    if (m.type == mpi::kind::result)
-      state->finish(make_message_body(std::move(m.body)));
-    else
-      state->fail(mpi::decode_failure(m.body, "on host " + a.host + ", MPI rank " + std::to_string(a.rank)));
+    if (m.type == mpi::kind::results) {
+      for (const mpi::batch_entry& e : mpi::decode_batch(m.body))
+        on_answer(a, static_cast<mpi::kind>(e.kind), e.id, std::string(e.body));
+    } else if (m.type == mpi::kind::result || m.type == mpi::kind::failure) {
+      on_answer(a, m.type, m.id, std::move(m.body));
+    }
     return;
   }
+}
+
+void mpi_core::on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body) {
+  auto it = a.in_flight.find(id);
+  if (it == a.in_flight.end()) return;
+  const std::shared_ptr<future_state> state = std::move(it->second);
+  a.in_flight.erase(it);
+  --in_flight_;
+  if (type == mpi::kind::result)
+    state->finish(make_message_body(std::move(body)));
+  else
+    state->fail(mpi::decode_failure(body, "on host " + a.host + ", MPI rank " + std::to_string(a.rank)));
 }
 
 void mpi_core::ship_modules(agent& a, const task& t) {
@@ -212,9 +220,24 @@ void mpi_core::run() {
       }
       finished = shutdown_ && (kill || (pending_.empty() && in_flight_ + to_send.size() == 0));
     }
+    // Small tasks for one agent leave together, large ones alone.
+    std::unordered_map<agent*, std::pair<std::string, std::vector<task*>>> batches;
     for (auto& [a, t] : to_send) {
       if (options_.ship_modules) ship_modules(*a, t);
-      channel_->send(a->rank, mpi::kind::task, t.id, std::move(t.body));
+      if (t.body.size() > mpi::batch_body_limit) {
+        channel_->send(a->rank, mpi::kind::task, t.id, std::move(t.body));
+        continue;
+      }
+      auto& [bytes, tasks] = batches[a];
+      mpi::append_to_batch(bytes, t.id, static_cast<std::uint8_t>(mpi::kind::task), t.body);
+      tasks.push_back(&t);
+    }
+    for (auto& [a, batch] : batches) {
+      auto& [bytes, tasks] = batch;
+      if (tasks.size() == 1)
+        channel_->send(a->rank, mpi::kind::task, tasks[0]->id, std::move(tasks[0]->body));
+      else
+        channel_->send(a->rank, mpi::kind::tasks, tasks.size(), std::move(bytes));
     }
     bool did = !to_send.empty();
     try {

@@ -67,6 +67,8 @@ class mpi_core final : public task_queue {
 
   void run();  // the manager thread
   void on_message(mpi::message m);
+  // A task's result or failure from agent a.
+  void on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body);
   void fail_in_flight(std::exception_ptr error);
 
   const mpi_pool_options options_;

@@ -1,6 +1,8 @@
 // Copyright ferry authors.
 #include "mpi_messages.h"
 
+#include <cstring>
+
 #include <cereal/types/map.hpp>
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
@@ -136,6 +138,33 @@ std::exception_ptr decode_failure(std::string_view body, const std::string& wher
     case failure_kind::other: break;
   }
   return std::make_exception_ptr(error(what + at));
+}
+
+void append_to_batch(std::string& batch, std::uint64_t id, std::uint8_t kind, std::string_view body) {
+  const std::uint64_t length = body.size();
+  batch.append(reinterpret_cast<const char*>(&id), 8);
+  batch.push_back(static_cast<char>(kind));
+  batch.append(reinterpret_cast<const char*>(&length), 8);
+  batch.append(body);
+}
+
+std::vector<batch_entry> decode_batch(std::string_view batch) {
+  std::vector<batch_entry> out;
+  std::size_t at = 0;
+  while (at < batch.size()) {
+    if (batch.size() - at < 17) throw format_error(at, "a batch entry's head is cut short");
+    batch_entry e{};
+    std::uint64_t length;
+    std::memcpy(&e.id, batch.data() + at, 8);
+    e.kind = static_cast<std::uint8_t>(batch[at + 8]);
+    std::memcpy(&length, batch.data() + at + 9, 8);
+    at += 17;
+    if (length > batch.size() - at) throw format_error(at, "a batch entry is longer than the bytes left");
+    e.body = batch.substr(at, length);
+    at += length;
+    out.push_back(e);
+  }
+  return out;
 }
 
 std::string encode_stop(bool kill_running) {

@@ -41,6 +41,20 @@ hello decode_hello(std::string_view body);
 std::string encode_failure(std::exception_ptr error);
 std::exception_ptr decode_failure(std::string_view body, const std::string& where);
 
+// tasks, results: several small bodies in one message, each with its id
+// and the kind it would have had alone (task, result or failure): u64 id,
+// u8 kind, u64 length and the bytes, repeated.
+struct batch_entry {
+  std::uint64_t id;
+  std::uint8_t kind;
+  std::string_view body;  // into the batch's bytes
+};
+void append_to_batch(std::string& batch, std::uint64_t id, std::uint8_t kind, std::string_view body);
+// Throws ferry::format_error for a truncated batch.
+std::vector<batch_entry> decode_batch(std::string_view batch);
+// Bodies up to this size are sent in batches.
+inline constexpr std::size_t batch_body_limit = 16 * 1024;
+
 // stop: whether running tasks are killed.
 std::string encode_stop(bool kill_running);
 bool decode_stop(std::string_view body);
