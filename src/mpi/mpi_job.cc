@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <vector>
@@ -38,8 +39,16 @@ void finish_root() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
+  job& j = this_job();
   // MPI_Finalize waits for every rank, a lost one too.
-  if (this_job().rank_lost) MPI_Abort(this_job().comm, 1);
+  if (j.rank_lost) MPI_Abort(j.comm, 1);
+  if (j.spawned) {
+    // The spawned agents wait for this second stop to finalize with us.
+    channel ch(j.comm);
+    for (int r = 1; r < j.size; ++r) ch.send(r, kind::stop, 0, encode_stop(false));
+    ch.flush();
+    MPI_Barrier(j.comm);
+  }
   MPI_Finalize();
 }
 
@@ -87,7 +96,22 @@ void spawn_agents(std::size_t count) {
                 "' failed (MPI error " + std::to_string(rc) + ")");
   MPI_Comm merged;
   MPI_Intercomm_merge(children, 0, &merged);
+  j.spawned = true;
   join_job(merged);
+}
+
+void wait_to_finalize() {
+  job& j = this_job();
+  channel ch(j.comm);
+  idle_backoff backoff(std::chrono::milliseconds(5));
+  for (;;) {
+    if (auto m = ch.poll()) {
+      if (m->type == kind::stop) break;
+    } else {
+      backoff.wait();
+    }
+  }
+  MPI_Barrier(j.comm);
 }
 
 job& this_job() {
@@ -138,6 +162,7 @@ void serve_if_mpi_agent(int argc, char** argv) {
     // Spawned by a pool's rank 0 (spawn_agents): join it, after it.
     MPI_Comm merged;
     MPI_Intercomm_merge(parent, 1, &merged);
+    j.spawned = true;
     detail::mpi::join_job(merged);
   } else {
     detail::mpi::join_job(MPI_COMM_WORLD);
@@ -148,6 +173,7 @@ void serve_if_mpi_agent(int argc, char** argv) {
     return;
   }
   const int status = detail::mpi::run_agent();
+  if (j.spawned) detail::mpi::wait_to_finalize();
   MPI_Finalize();
   std::exit(status);
 }

@@ -23,6 +23,9 @@ struct job {
   bool pool_made = false;    // rank 0 made its one pool
   bool stopped = false;      // rank 0 told the others to stop
   bool rank_lost = false;    // one never answered: abort instead of finalizing
+  // Spawn mode: processes joined by MPI_Comm_spawn finalize MPI together
+  // (rank 0 at its exit), or the first to leave breaks the other's end.
+  bool spawned = false;
 };
 
 // The process's one job record. Touched by the thread that calls MPI.
@@ -36,6 +39,10 @@ void join_job(MPI_Comm comm);
 // program with MPI_Comm_spawn, which serve as agents, and joins them.
 // Throws ferry::error when MPI cannot start them.
 void spawn_agents(std::size_t count);
+
+// A spawned agent, once it has served: waits for rank 0's exit to finalize
+// MPI with it (job::spawned).
+void wait_to_finalize();
 
 // Rank 0: tells every other rank to stop, once, and waits for each to
 // answer but the `lost` ones. With a rank lost, MPI cannot end normally:
