@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <csignal>
 #include <cstdlib>
 #include <vector>
 
@@ -48,6 +49,10 @@ void finish_root() {
     for (int r = 1; r < j.size; ++r) ch.send(r, kind::stop, 0, encode_stop(false));
     ch.flush();
     MPI_Barrier(j.comm);
+    // A connection of the runtime to the spawned processes may close
+    // first; the process is ending, and must end with its own status, not
+    // with SIGPIPE.
+    std::signal(SIGPIPE, SIG_IGN);
   }
   MPI_Finalize();
 }
@@ -173,7 +178,10 @@ void serve_if_mpi_agent(int argc, char** argv) {
     return;
   }
   const int status = detail::mpi::run_agent();
-  if (j.spawned) detail::mpi::wait_to_finalize();
+  if (j.spawned) {
+    detail::mpi::wait_to_finalize();
+    std::signal(SIGPIPE, SIG_IGN);  // as on rank 0: the other side may close first
+  }
   MPI_Finalize();
   std::exit(status);
 }

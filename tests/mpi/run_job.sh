@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs one MPI job of a test, then fails if any process of it is left: the
+# job's processes, their workers and anything those started all inherit
+# FERRY_TEST_JOB, which nothing else on the machine has.
+#   run_job.sh MPIRUN ARGS...
+set -u
+job="mpi-$$-$RANDOM"
+FERRY_TEST_JOB=$job "$1" -x FERRY_TEST_JOB "${@:2}"
+status=$?
+left() {
+  for env in /proc/[0-9]*/environ; do
+    { tr '\0' '\n' <"$env"; } 2>/dev/null | grep -qx "FERRY_TEST_JOB=$job" && basename "$(dirname "$env")"
+  done
+}
+for _ in 1 2 3 4 5 6 7 8 9 10; do  # processes may take a moment to be reaped
+  [ -z "$(left)" ] && exit $status
+  sleep 0.5
+done
+echo "FAIL processes left after the job: $(left | xargs)"
+exit 1
