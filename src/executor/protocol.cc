@@ -70,14 +70,14 @@ function<void()> hello_reader::initializer() {
 
 // --- task -----------------------------------------------------------------
 
-encoded_task encode_task(const task_writer& task, std::uint32_t count) {
+encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules) {
   encoded_task out;
   output_archive ar(out.body);
   task.write_function(ar);
   ar(count);
   task.write_arguments(ar);
   out.names_main_program = names_main_program(ar);
-  out.modules = modules_named(ar);
+  if (list_modules) out.modules = modules_named(ar);
   return out;
 }
 

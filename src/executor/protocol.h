@@ -152,10 +152,12 @@ class hello_reader {
 struct encoded_task {
   std::string body;
   bool names_main_program;  // code in the pool's executable, which plugin workers lack
-  std::vector<module_file> modules;  // every module the body names
+  std::vector<module_file> modules;  // with list_modules: every module the body names
 };
-// Throws whatever writing the function or the arguments throws.
-encoded_task encode_task(const task_writer& task, std::uint32_t count);
+// `list_modules`: fill encoded_task::modules (the MPI pool's ship_modules),
+// which costs a copy of each path per task. Throws whatever writing the
+// function or the arguments throws.
+encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules = false);
 
 struct task_head {
   std::shared_ptr<const callable_any> function;  // never null

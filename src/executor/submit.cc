@@ -13,9 +13,9 @@ namespace ferry::detail {
 task_queue::~task_queue() = default;
 
 std::variant<protocol::encoded_task, std::shared_ptr<future_state>> encode_or_fail(
-    const task_writer& task, std::uint32_t count) {
+    const task_writer& task, std::uint32_t count, bool list_modules) {
   try {
-    return protocol::encode_task(task, count);
+    return protocol::encode_task(task, count, list_modules);
   } catch (...) {
     return failed_state(current_as_serialization_error(serialization_error::phase::saving_task));
   }

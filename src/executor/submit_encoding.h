@@ -14,10 +14,10 @@
 
 namespace ferry::detail {
 
-// The task encoded, or, when writing it threw, a state failed with a
-// serialization_error of phase saving_task.
+// The task encoded (as protocol::encode_task), or, when writing it threw, a
+// state failed with a serialization_error of phase saving_task.
 FERRY_EXPORT std::variant<protocol::encoded_task, std::shared_ptr<future_state>> encode_or_fail(
-    const task_writer& task, std::uint32_t count);
+    const task_writer& task, std::uint32_t count, bool list_modules = false);
 
 // A state already failed with `error`.
 FERRY_EXPORT std::shared_ptr<future_state> failed_state(std::exception_ptr error);

@@ -136,33 +136,33 @@ int serve(channel& ch, agent_config config) {
       finished.swap(done);
     }
     // Small results (and failures) leave together, large ones alone.
-    std::string batch;
-    std::size_t batched = 0;
-    std::uint64_t last_id = 0;
-    std::uint8_t last_kind = 0;
+    struct answer {
+      std::uint64_t id;
+      kind type;
+      std::string body;
+    };
+    std::vector<answer> small;
     for (std::uint64_t id : finished) {
       did = true;
       auto it = running.find(id);
       if (it == running.end()) continue;
       const std::shared_ptr<future_state> state = std::move(it->second);
       running.erase(it);
-      const bool failed = state->error() != nullptr;
-      std::string failure = failed ? encode_failure(state->error()) : std::string();
-      const std::string_view body = failed ? std::string_view(failure) : state->result()->view();
-      const kind k = failed ? kind::failure : kind::result;
-      if (body.size() > batch_body_limit) {
-        ch.send(0, k, id, std::string(body));
-        continue;
+      answer a = state->error() != nullptr
+                     ? answer{id, kind::failure, encode_failure(state->error())}
+                     : answer{id, kind::result, std::string(state->result()->view())};
+      if (a.body.size() > batch_body_limit) {
+        ch.send(0, a.type, a.id, std::move(a.body));
+      } else {
+        small.push_back(std::move(a));
       }
-      append_to_batch(batch, id, static_cast<std::uint8_t>(k), body);
-      ++batched;
-      last_id = id;
-      last_kind = static_cast<std::uint8_t>(k);
     }
-    if (batched == 1) {
-      ch.send(0, static_cast<kind>(last_kind), last_id, std::string(decode_batch(batch).front().body));
-    } else if (batched > 1) {
-      ch.send(0, kind::results, batched, std::move(batch));
+    if (small.size() == 1) {
+      ch.send(0, small[0].type, small[0].id, std::move(small[0].body));
+    } else if (small.size() > 1) {
+      std::string batch;
+      for (const answer& a : small) append_to_batch(batch, a.id, static_cast<std::uint8_t>(a.type), a.body);
+      ch.send(0, kind::results, small.size(), std::move(batch));
     }
     ch.progress();
     if (did) backoff.reset(); else backoff.wait();

@@ -76,7 +76,7 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
 mpi_core::~mpi_core() { shutdown({}); }
 
 std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std::uint32_t count) {
-  auto encoded = encode_or_fail(task, count);
+  auto encoded = encode_or_fail(task, count, options_.ship_modules);
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&encoded)) return *failed;
   auto state = std::make_shared<future_state>();
   {
@@ -135,7 +135,6 @@ void mpi_core::on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string
   if (it == a.in_flight.end()) return;
   const std::shared_ptr<future_state> state = std::move(it->second);
   a.in_flight.erase(it);
-  --in_flight_;
   if (type == mpi::kind::result)
     state->finish(make_message_body(std::move(body)));
   else
@@ -155,6 +154,12 @@ void mpi_core::ship_modules(agent& a, const task& t) {
   }
 }
 
+std::size_t mpi_core::in_flight() const {
+  std::size_t n = 0;
+  for (const agent& a : agents_) n += a.in_flight.size();
+  return n;
+}
+
 void mpi_core::check_agents() {
   const auto now = std::chrono::steady_clock::now();
   bool any_left = false;
@@ -166,7 +171,6 @@ void mpi_core::check_agents() {
           0, "was lost with its MPI agent on host " + a.host + ", MPI rank " + std::to_string(a.rank) +
                  ", which sent nothing for " + std::to_string(silent.count()) + " ms"));
       for (auto& [id, state] : a.in_flight) state->fail(lost);
-      in_flight_ -= a.in_flight.size();
       a.in_flight.clear();
     }
     any_left = any_left || !a.lost;
@@ -187,7 +191,6 @@ void mpi_core::fail_in_flight(std::exception_ptr error) {
     for (auto& [id, state] : a.in_flight) state->fail(error);
     a.in_flight.clear();
   }
-  in_flight_ = 0;
 }
 
 void mpi_core::run() {
@@ -201,7 +204,7 @@ void mpi_core::run() {
       // Nothing to wait for from the agents: sleep until there is work, but
       // wake each heartbeat interval to take their heartbeats off MPI's
       // queue of unexpected messages, which would otherwise only grow.
-      if (in_flight_ == 0 && pending_.empty() && !shutdown_)
+      if (in_flight() == 0 && pending_.empty() && !shutdown_)
         cv_.wait_for(lock, mpi::heartbeat_interval, [&] { return !pending_.empty() || shutdown_; });
       kill = kill_running_;
       while (!kill && !pending_.empty()) {
@@ -215,10 +218,9 @@ void mpi_core::run() {
         pending_.pop_front();
         if (!t.state->start()) continue;  // cancelled meanwhile
         best->in_flight.emplace(t.id, t.state);
-        ++in_flight_;
         to_send.emplace_back(best, std::move(t));
       }
-      finished = shutdown_ && (kill || (pending_.empty() && in_flight_ + to_send.size() == 0));
+      finished = shutdown_ && (kill || (pending_.empty() && in_flight() == 0));
     }
     // Small tasks for one agent leave together, large ones alone.
     std::unordered_map<agent*, std::pair<std::string, std::vector<task*>>> batches;

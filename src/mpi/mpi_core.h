@@ -66,6 +66,7 @@ class mpi_core final : public task_queue {
   void ship_modules(agent& a, const task& t);
 
   void run();  // the manager thread
+  std::size_t in_flight() const;  // over all agents
   void on_message(mpi::message m);
   // A task's result or failure from agent a.
   void on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body);
@@ -75,7 +76,6 @@ class mpi_core final : public task_queue {
   std::unique_ptr<mpi::channel> channel_;
   std::vector<agent> agents_;  // the manager's, once the constructor is done
   std::size_t max_workers_ = 0;
-  std::size_t in_flight_ = 0;  // over all agents; the manager's
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

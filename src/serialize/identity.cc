@@ -360,12 +360,14 @@ namespace {
 // The entry that `key` and `hash` name in the loaded module m, checked.
 const registry_entry& entry_at(const module_record& m, std::uint64_t key, std::uint64_t hash,
                                const char* signature) {
-  const registry_entry* entry = find_entry(m.base + key);
-  if (entry == nullptr) throw unknown_key_error(key, m.path, "");
-  if (entry->type_hash != hash || &module_of(*entry) != &m)
+  const registry_entry* entry = find_entry_at(m, key, hash);
+  if (entry == nullptr) {
+    const registry_entry* other = find_entry(m.base + key);
     throw unknown_key_error(key, m.path,
-                            "the key belongs to " + demangle(entry->type_name) +
-                                ", which is not the type the bytes were made from");
+                            other == nullptr ? std::string()
+                                             : "the key belongs to " + demangle(other->type_name) +
+                                                   ", which is not the type the bytes were made from");
+  }
   if (signature != nullptr && std::strcmp(entry->signature, signature) != 0)
     throw type_mismatch_error(demangle(signature), demangle(entry->signature));
   return *entry;

@@ -56,13 +56,15 @@ void probe_named(const std::string& stable_name, inspection::module& m, inspecti
   m.refusal.clear();
 }
 
-inspection::module probed(const detail::named_module& named) {
+// The module as probe_module sees it; `record`: the loaded one, if it is.
+inspection::module probed(const detail::named_module& named, const detail::module_record*& record) {
   inspection::module m;
   m.path = named.path;
   m.build_id = detail::to_hex(named.build_id);
   const detail::module_probe probe = detail::probe_module(named.path, named.build_id);
   m.file = probe.file;
   m.refusal = probe.reason;
+  record = probe.record;
   switch (probe.outcome) {
     case detail::module_probe::verdict::loaded: m.status = inspection::module_status::loaded; break;
     case detail::module_probe::verdict::loadable: m.status = inspection::module_status::loadable; break;
@@ -84,7 +86,8 @@ inspection inspect(std::string_view bytes) {
   if (id.tag == wire::function_tag::pointer) what.signature = detail::demangle(id.signature.c_str());
   const auto& directory = detail::archive_access::modules(ar);
   for (std::size_t i = 0; i < directory.size(); ++i) {
-    inspection::module m = probed(directory[i]);
+    const detail::module_record* record = nullptr;
+    inspection::module m = probed(directory[i], record);
     for (const auto& [index, key] : id.code) {
       if (index != i) continue;
       m.holds_function = true;
@@ -93,7 +96,6 @@ inspection inspect(std::string_view bytes) {
     if (m.holds_function && id.tag == wire::function_tag::named) probe_named(id.stable_name, m, what);
     const bool keyed = id.tag == wire::function_tag::keyed || id.tag == wire::function_tag::shared;
     if (m.holds_function && keyed && m.status == inspection::module_status::loaded) {
-      const detail::module_record* record = detail::find_loaded_module(directory[i].build_id);
       const detail::registry_entry* e =
           record != nullptr ? detail::find_entry_at(*record, m.key, id.type_hash) : nullptr;
       if (e == nullptr) {

@@ -38,10 +38,6 @@ bool unique_in_program(const char* raw) {
   return true;
 }
 
-std::string type_key(const registry_entry& e) {
-  return std::string(e.type_name) + ' ' + e.signature;
-}
-
 std::uint64_t fnv1a(std::uint64_t h, const char* s) {
   for (; *s != '\0'; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 0x100000001b3ULL;
   return h;
@@ -58,14 +54,20 @@ class registry {
     entries_[reinterpret_cast<std::uintptr_t>(e)] = e;
     if (e->stable_name != nullptr) names_[e->stable_name].push_back(e);
     if (e->make_from_code != nullptr) pointer_callers_[e->signature].push_back(e);
-    if (e->unique_name) same_type_[type_key(*e)].push_back(e);
+    if (e->unique_name) same_type_[e->type_hash].push_back(e);
   }
   void remove(const registry_entry* e) {
     std::lock_guard lock(mu_);
     entries_.erase(reinterpret_cast<std::uintptr_t>(e));
     if (e->stable_name != nullptr) erase_from(names_, e->stable_name, e);
     if (e->make_from_code != nullptr) erase_from(pointer_callers_, e->signature, e);
-    if (e->unique_name) erase_from(same_type_, type_key(*e), e);
+    if (e->unique_name) {
+      auto it = same_type_.find(e->type_hash);
+      if (it != same_type_.end()) {
+        std::erase(it->second, e);
+        if (it->second.empty()) same_type_.erase(it);
+      }
+    }
   }
   void hold_for_fork(fork_phase phase) { apply_fork_phase(mu_, phase); }
   std::vector<const registry_entry*> named(std::string_view name) const {
@@ -78,10 +80,17 @@ class registry {
     auto it = pointer_callers_.find(absl::string_view(signature.data(), signature.size()));
     return it == pointer_callers_.end() ? nullptr : it->second.front();
   }
+  // Called for every value written: allocates nothing when only e's own
+  // module registers its type, the common case.
   std::vector<const registry_entry*> same_type(const registry_entry& e) const {
     std::lock_guard lock(mu_);
-    auto it = same_type_.find(type_key(e));
-    return it == same_type_.end() ? std::vector<const registry_entry*>{} : it->second;
+    auto it = same_type_.find(e.type_hash);
+    if (it == same_type_.end() || it->second.size() < 2) return {};
+    std::vector<const registry_entry*> out;
+    for (const registry_entry* peer : it->second)  // the hash is a cross-check, not a name
+      if (std::strcmp(peer->type_name, e.type_name) == 0 && std::strcmp(peer->signature, e.signature) == 0)
+        out.push_back(peer);
+    return out;
   }
   const registry_entry* find(std::uintptr_t address) const {
     std::lock_guard lock(mu_);
@@ -92,7 +101,7 @@ class registry {
  private:
   using entry_lists = absl::flat_hash_map<std::string, std::vector<const registry_entry*>>;
 
-  static void erase_from(entry_lists& lists, const std::string& key, const registry_entry* e) {
+  static void erase_from(entry_lists& lists, const char* key, const registry_entry* e) {
     auto it = lists.find(key);
     if (it == lists.end()) return;
     std::erase(it->second, e);
@@ -103,7 +112,8 @@ class registry {
   absl::flat_hash_map<std::uintptr_t, const registry_entry*> entries_;
   entry_lists names_;            // by stable name
   entry_lists pointer_callers_;  // entries with make_from_code, by signature
-  entry_lists same_type_;        // entries with unique names, by type and signature
+  // Entries with unique names, by type hash (of the type and signature).
+  absl::flat_hash_map<std::uint64_t, std::vector<const registry_entry*>> same_type_;
 };
 
 }  // namespace

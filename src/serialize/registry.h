@@ -22,8 +22,8 @@ const registry_entry* find_entry(std::uintptr_t address);
 const registry_entry* find_pointer_caller(std::string_view signature);
 
 // The entries, one per module, of entry's type and signature when the
-// type's name is unique in a program (registry_entry::unique_name); empty
-// otherwise.
+// type's name is unique in a program (registry_entry::unique_name) and more
+// than one module registers it; empty otherwise.
 std::vector<const registry_entry*> find_same_type(const registry_entry& entry);
 
 // The entries registered under a stable name (ferry::named), in any module.
