@@ -48,7 +48,7 @@ void finish_root() {
     channel ch(j.comm);
     for (int r = 1; r < j.size; ++r) ch.send(r, kind::stop, 0, encode_stop(false));
     ch.flush();
-    MPI_Barrier(j.comm);
+    disconnect_spawned();
     // A connection of the runtime to the spawned processes may close
     // first; the process is ending, and must end with its own status, not
     // with SIGPIPE.
@@ -102,6 +102,7 @@ void spawn_agents(std::size_t count) {
   MPI_Comm merged;
   MPI_Intercomm_merge(children, 0, &merged);
   j.spawned = true;
+  j.intercomm = children;
   join_job(merged);
 }
 
@@ -116,7 +117,17 @@ void wait_to_finalize() {
       backoff.wait();
     }
   }
-  MPI_Barrier(j.comm);
+  disconnect_spawned();
+}
+
+void disconnect_spawned() {
+  job& j = this_job();
+  // Open MPI 4.1 hangs in MPI_Comm_disconnect of a communicator made by
+  // MPI_Intercomm_merge; freeing it, with nothing pending on it (the stop
+  // exchange is complete), and disconnecting the intercommunicator it was
+  // made from ends the connection as well.
+  MPI_Comm_free(&j.comm);
+  MPI_Comm_disconnect(&j.intercomm);
 }
 
 job& this_job() {
@@ -168,6 +179,7 @@ void serve_if_mpi_agent(int argc, char** argv) {
     MPI_Comm merged;
     MPI_Intercomm_merge(parent, 1, &merged);
     j.spawned = true;
+    j.intercomm = parent;
     detail::mpi::join_job(merged);
   } else {
     detail::mpi::join_job(MPI_COMM_WORLD);

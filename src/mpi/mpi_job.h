@@ -23,9 +23,12 @@ struct job {
   bool pool_made = false;    // rank 0 made its one pool
   bool stopped = false;      // rank 0 told the others to stop
   bool rank_lost = false;    // one never answered: abort instead of finalizing
-  // Spawn mode: processes joined by MPI_Comm_spawn finalize MPI together
-  // (rank 0 at its exit), or the first to leave breaks the other's end.
+  // Spawn mode: processes joined by MPI_Comm_spawn disconnect from each
+  // other (rank 0 at its exit) before each finalizes MPI. Finalizing alone
+  // while connected lets the first to leave close the sockets the other
+  // still sends on, and that one's MPI_Finalize then hangs.
   bool spawned = false;
+  MPI_Comm intercomm = MPI_COMM_NULL;  // from MPI_Comm_spawn or get_parent
 };
 
 // The process's one job record. Touched by the thread that calls MPI.
@@ -40,9 +43,15 @@ void join_job(MPI_Comm comm);
 // Throws ferry::error when MPI cannot start them.
 void spawn_agents(std::size_t count);
 
-// A spawned agent, once it has served: waits for rank 0's exit to finalize
-// MPI with it (job::spawned).
+// A spawned agent, once it has served: waits for rank 0's exit, then
+// disconnects from it (job::spawned).
 void wait_to_finalize();
+
+// Spawn mode, both sides: frees the pool's communicator and disconnects the
+// intercommunicator it was merged from; collective, it returns once no
+// message between the two jobs is pending. Nothing may be pending on the
+// pool's communicator.
+void disconnect_spawned();
 
 // Rank 0: tells every other rank to stop, once, and waits for each to
 // answer but the `lost` ones. With a rank lost, MPI cannot end normally:
