@@ -5,7 +5,7 @@
 // of executor_bench. bench/mpi4py_bench.py measures mpi4py.futures the same
 // way, and executor_bench the process pool, in the same run.
 //
-//   mpirun -n 3 mpi_bench roundtrip|throughput|idle|ship
+//   mpirun -n 3 mpi_bench roundtrip|throughput [in flight [fixed]]|idle
 #include <dirent.h>
 #include <unistd.h>
 
@@ -33,10 +33,11 @@ ferry::function<int(int)> noop() {
   return [](int x) { return x; };
 }
 
-ferry::mpi_pool_options options(std::size_t workers, std::size_t in_flight = 2) {
+ferry::mpi_pool_options options(std::size_t workers, std::size_t in_flight = 2, bool fixed = false) {
   ferry::mpi_pool_options o;
   o.local.max_workers = workers;
   o.tasks_in_flight_per_worker = in_flight;
+  if (fixed) o.work_ahead = {};
   return o;
 }
 
@@ -53,14 +54,15 @@ void roundtrip() {
   emit("mpi_roundtrip_p99", percentile(us, 0.99), "us");
 }
 
-// Only one pool per job: the in-flight depth is the job's argument.
-void throughput(std::size_t in_flight) {
+// Only one pool per job: the in-flight depth, and whether the window is
+// fixed (work_ahead zero), are the job's arguments.
+void throughput(std::size_t in_flight, bool fixed) {
   const auto started = clock_type::now();
-  ferry::mpi_pool pool(options(2, in_flight));
+  ferry::mpi_pool pool(options(2, in_flight, fixed));
   pool.submit(noop(), 0).get();
-  if (in_flight == 2) emit("mpi_start_to_first_result", seconds_since(started) * 1e3, "ms");
+  if (in_flight == 2 && !fixed) emit("mpi_start_to_first_result", seconds_since(started) * 1e3, "ms");
   constexpr int n = 50'000;
-  const std::string suffix = "_inflight" + std::to_string(in_flight);
+  const std::string suffix = "_inflight" + std::to_string(in_flight) + (fixed ? "_fixed" : "");
   {
     const auto t = clock_type::now();
     std::vector<ferry::future<int>> futures;
@@ -138,10 +140,11 @@ int main(int argc, char** argv) {
   ferry::serve_if_mpi_agent(argc, argv);
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "roundtrip") roundtrip();
-  else if (mode == "throughput") throughput(argc > 2 ? std::stoul(argv[2]) : 2);
+  else if (mode == "throughput")
+    throughput(argc > 2 ? std::stoul(argv[2]) : 2, argc > 3 && std::string(argv[3]) == "fixed");
   else if (mode == "idle") idle();
   else {
-    std::fprintf(stderr, "usage: mpirun -n 3 %s roundtrip|throughput [in flight]|idle\n", argv[0]);
+    std::fprintf(stderr, "usage: mpirun -n 3 %s roundtrip|throughput [in flight [fixed]]|idle\n", argv[0]);
     return 2;
   }
   return 0;

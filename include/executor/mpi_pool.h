@@ -18,7 +18,7 @@
 // task that crashes, runs out of time or memory fails its own future
 // (ferry::worker_died_error naming the host) and MPI never sees a rank die.
 // Further ranks on a host wait for the end. Rank 0 keeps every agent's
-// workers busy, with a few tasks in flight per worker. docs/api/mpi.md
+// workers busy, with a few tasks in flight per worker, more for short tasks. docs/api/mpi.md
 // tells the rest, what a dead host does included.
 //
 // mpi_pool is a handle: copies refer to the same pool. One pool per job: its
@@ -51,6 +51,14 @@ struct mpi_pool_options {
   // Tasks each agent holds per worker, so that a worker starts its next task
   // as soon as it finishes one instead of a round trip later.
   std::size_t tasks_in_flight_per_worker = 2;
+  // Short tasks need more in flight than that to keep workers busy across
+  // the hop to the agent. So, beyond workers x tasks_in_flight_per_worker,
+  // an agent is also sent small tasks (bodies up to 16 KiB) ahead: as many
+  // as it finished in this much time at its recent rate, up to 64 per
+  // worker. Long tasks keep the fixed window, so that they still spread
+  // over agents; whatever this is, no agent holds much more than this much
+  // work beyond it. Zero: the window is fixed.
+  std::chrono::microseconds work_ahead = std::chrono::milliseconds(2);
   // Send the file of a module a task names to an agent before the task, for
   // a host whose workers cannot find it (not on a shared file system, nor
   // in a search directory): each agent stores it in a private directory of

@@ -17,6 +17,10 @@ namespace ferry::detail {
 namespace {
 
 constexpr std::chrono::seconds hello_timeout{60};
+// A window's upper bound per worker (mpi_pool_options::work_ahead), and how
+// often an agent's rate is sampled.
+constexpr std::size_t max_in_flight_per_worker = 64;
+constexpr std::chrono::milliseconds sample_period{1};
 
 std::exception_ptr shut_down(const char* what) {
   return std::make_exception_ptr(pool_shutdown_error(std::string("ferry: ") + what));
@@ -63,7 +67,13 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     const mpi::hello h = mpi::decode_hello(m->body);
     if (h.workers == 0) continue;
     const std::size_t per_worker = std::max<std::size_t>(options_.tasks_in_flight_per_worker, 1);
-    agents_.push_back({m->source, h.host, h.workers * per_worker, {}, {}, std::chrono::steady_clock::now(), false});
+    agent a;
+    a.rank = m->source;
+    a.host = h.host;
+    a.window = a.floor = h.workers * per_worker;
+    a.most = std::max(a.floor, h.workers * max_in_flight_per_worker);
+    a.sampled = a.last_heard = std::chrono::steady_clock::now();
+    agents_.push_back(std::move(a));
     max_workers_ += h.workers;
   }
   if (agents_.empty())
@@ -135,6 +145,7 @@ void mpi_core::on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string
   if (it == a.in_flight.end()) return;
   const std::shared_ptr<future_state> state = std::move(it->second);
   a.in_flight.erase(it);
+  ++a.answered;
   if (type == mpi::kind::result)
     state->finish(make_message_body(std::move(body)));
   else
@@ -152,6 +163,40 @@ void mpi_core::ship_modules(agent& a, const task& t) {
       // task's error, as without ship_modules.
     }
   }
+}
+
+void mpi_core::update_windows(std::chrono::steady_clock::time_point now) {
+  if (options_.work_ahead.count() <= 0) return;
+  for (agent& a : agents_) {
+    if (a.in_flight.empty() && a.answered == 0) {
+      a.sampled = now;  // idle time says nothing of the tasks' length
+      continue;
+    }
+    const std::chrono::duration<double> elapsed = now - a.sampled;
+    if (elapsed < sample_period) continue;
+    const double sample = static_cast<double>(a.answered) / elapsed.count();
+    a.rate = a.rate == 0 ? sample : (a.rate + sample) / 2;
+    a.answered = 0;
+    a.sampled = now;
+    const double ahead = a.rate * std::chrono::duration<double>(options_.work_ahead).count();
+    a.window = std::clamp(static_cast<std::size_t>(ahead), a.floor, a.most);
+  }
+}
+
+mpi_core::agent* mpi_core::agent_for(const task& t) {
+  const bool small = t.body.size() <= mpi::batch_body_limit;
+  agent* best = nullptr;
+  std::size_t best_room = 0;
+  for (agent& a : agents_) {
+    const std::size_t limit = small ? a.window : a.floor;
+    if (a.lost || a.in_flight.size() >= limit) continue;
+    const std::size_t room = limit - a.in_flight.size();
+    if (room > best_room) {
+      best = &a;
+      best_room = room;
+    }
+  }
+  return best;
 }
 
 std::size_t mpi_core::in_flight() const {
@@ -208,11 +253,7 @@ void mpi_core::run() {
         cv_.wait_for(lock, mpi::heartbeat_interval, [&] { return !pending_.empty() || shutdown_; });
       kill = kill_running_;
       while (!kill && !pending_.empty()) {
-        agent* best = nullptr;
-        for (agent& a : agents_)
-          if (!a.lost && a.in_flight.size() < a.capacity &&
-              (best == nullptr || a.capacity - a.in_flight.size() > best->capacity - best->in_flight.size()))
-            best = &a;
+        agent* best = agent_for(pending_.front());
         if (best == nullptr) break;
         task t = std::move(pending_.front());
         pending_.pop_front();
@@ -252,6 +293,7 @@ void mpi_core::run() {
       fail_in_flight(std::make_exception_ptr(error(std::string("ferry: the MPI pool failed: ") + e.what())));
     }
     check_agents();
+    update_windows(std::chrono::steady_clock::now());
     if (finished) break;
     if (did) backoff.reset(); else backoff.wait();
   }

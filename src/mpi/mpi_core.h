@@ -6,7 +6,11 @@
 //   future ◀── future_state ◀── result / failure ◀────────
 //
 // The manager gives each agent up to workers x tasks_in_flight_per_worker
-// tasks at a time, to the agent with the most free room first.
+// tasks at a time (its floor), to the agent with the most free room first.
+// Small tasks may go beyond the floor, up to the agent's window: what it
+// finished in work_ahead at its recent rate, sampled every millisecond
+// (update_windows). A window that follows the rate follows the task
+// length: short tasks get a deep window, long ones the floor.
 #ifndef FERRY_SRC_MPI_MPI_CORE_H_
 #define FERRY_SRC_MPI_MPI_CORE_H_
 
@@ -49,9 +53,14 @@ class mpi_core final : public task_queue {
     std::vector<module_file> modules;  // those the body names
   };
   struct agent {
-    int rank;
+    int rank = 0;
     std::string host;
-    std::size_t capacity;
+    std::size_t floor = 0;   // workers x tasks_in_flight_per_worker
+    std::size_t window = 0;  // floor .. most
+    std::size_t most = 0;    // workers x max_in_flight_per_worker
+    double rate = 0;     // answers per second, smoothed
+    std::size_t answered = 0;  // since sampled
+    std::chrono::steady_clock::time_point sampled;
     std::unordered_map<std::uint64_t, std::shared_ptr<future_state>> in_flight;
     std::set<std::string> shipped;  // build-ids of the modules sent to it
     std::chrono::steady_clock::time_point last_heard;
@@ -61,6 +70,12 @@ class mpi_core final : public task_queue {
   // Fails the tasks of agents silent past agent_timeout, and, once no agent
   // is left, every pending task.
   void check_agents();
+
+  // Samples each agent's answer rate and sets its window from it.
+  void update_windows(std::chrono::steady_clock::time_point now);
+
+  // The agent with the most room for t, or null when none has room.
+  agent* agent_for(const task& t);
 
   // Sends agent a the modules of t it was not sent yet (ship_modules).
   void ship_modules(agent& a, const task& t);

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <executor/executor.h>
@@ -172,6 +173,61 @@ TEST(MpiPool, RefusesForkAndASecondPool) {
 }
 
 // Spawn mode, under `mpirun -n 1`: the pool starts its agent itself.
+namespace {
+
+// Sends n short tasks through the pool, so that the agent's window follows
+// their rate, then submits `count` tasks of `ms` each at once, waits for the
+// manager to send what it will, and returns how many it held back
+// (cancel() succeeds only for a task not sent to an agent yet). The rest
+// are waited for.
+int long_tasks_held_back(ferry::mpi_pool& pool, int count, int ms) {
+  std::vector<int> inputs(2000, 1);
+  EXPECT_EQ(pool.map(test_tasks::scale(1), inputs, 1).size(), inputs.size());
+  std::vector<ferry::future<int>> tasks;
+  for (int i = 0; i < count; ++i) tasks.push_back(pool.submit(test_tasks::sleep_ms(), ms));
+  std::this_thread::sleep_for(50ms);
+  int held = 0;
+  for (auto& f : tasks)
+    if (f.cancel()) ++held;
+  for (auto& f : tasks) EXPECT_TRUE(f.wait_for(30s) == std::future_status::ready);
+  return held;
+}
+
+ferry::mpi_pool_options one_worker() {
+  ferry::mpi_pool_options o = options();
+  o.local.max_workers = 1;
+  o.tasks_in_flight_per_worker = 1;
+  return o;
+}
+
+}  // namespace
+
+// mpi_pool_options::work_ahead: the window follows the recent rate, so long
+// tasks right after short ones are sent ahead, and once the long ones have
+// made the rate fall, further long tasks wait at rank 0 for the one worker.
+TEST(MpiPool, AfterShortTasksTheWindowGrowsAndLongTasksShrinkItToTheFloor) {
+  ferry::mpi_pool_options o = one_worker();
+  // Longer than the default, so that a loaded machine's slower rate still
+  // makes a window of more than one.
+  o.work_ahead = 50ms;
+  ferry::mpi_pool pool(o);
+  EXPECT_LT(long_tasks_held_back(pool, 5, 100), 4);  // sent ahead: the window grew
+  auto running = pool.submit(test_tasks::sleep_ms(), 400);
+  std::this_thread::sleep_for(150ms);  // nothing answers: the rate falls
+  std::vector<ferry::future<int>> later;
+  for (int i = 0; i < 3; ++i) later.push_back(pool.submit(test_tasks::sleep_ms(), 100));
+  std::this_thread::sleep_for(50ms);
+  for (auto& f : later) EXPECT_TRUE(f.cancel()) << "a long task was sent past the floor";
+  get_within(running);
+}
+
+TEST(MpiPool, AZeroWorkAheadKeepsTheWindowFixed) {
+  ferry::mpi_pool_options o = one_worker();
+  o.work_ahead = {};
+  ferry::mpi_pool pool(o);
+  EXPECT_EQ(long_tasks_held_back(pool, 5, 100), 4);  // only the floor of one was sent
+}
+
 TEST(MpiPoolSpawn, AJobOfOneRankSpawnsItsAgentAndRunsTasks) {
   ferry::mpi_pool_options o = options();
   o.spawn_agents = 1;
