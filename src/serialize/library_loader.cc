@@ -6,11 +6,27 @@
 
 #include <deque>
 #include <mutex>
+#include <string>
+#include <string_view>
 
 #include "library_loader.h"
 #include "serialize/error.h"
 
 namespace ferry::detail {
+namespace {
+
+// Boost.DLL wraps dlerror()'s text as "...load() failed (dlerror system
+// message: TEXT): <an unrelated errno>"; the user needs TEXT alone, which
+// names the file the loader missed (a dependency of the module, often).
+std::string loader_message(const std::string& what) {
+  static constexpr std::string_view open = "(dlerror system message: ";
+  const auto begin = what.find(open);
+  const auto end = what.rfind("): ");
+  if (begin == std::string::npos || end == std::string::npos || end < begin) return what;
+  return "the dynamic loader failed: " + what.substr(begin + open.size(), end - begin - open.size());
+}
+
+}  // namespace
 
 void load_library(const std::string& canonical_path) {
   // Libraries stay loaded: closures made from them may outlive any scope.
@@ -22,7 +38,7 @@ void load_library(const std::string& canonical_path) {
     std::lock_guard lock(*mu);
     loaded->push_back(std::move(lib));
   } catch (const std::system_error& e) {
-    throw module_load_error(canonical_path, e.what());
+    throw module_load_error(canonical_path, loader_message(e.what()));
   }
 }
 

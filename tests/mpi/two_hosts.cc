@@ -5,6 +5,8 @@
 // directory is hidden. Prints what happened, one fact per line.
 //
 //   two_hosts [--ship]
+//   two_hosts --ship-dependent   (a shipped plugin whose own dependency
+//                                 the second host lacks)
 //   two_hosts --lose-agent   (three ranks: an agent on each host; the
 //                             second host's agent is stopped by a task)
 #include <dlfcn.h>
@@ -68,11 +70,42 @@ int lose_agent() {
   return 0;
 }
 
+// A plugin linking a library that the second host lacks is shipped there
+// alone: its task fails with the loader's message, naming that library.
+int ship_dependent() {
+  void* plugin = ::dlopen(FERRY_TEST_DEPENDENT_PLUGIN, RTLD_NOW);
+  auto make = plugin ? reinterpret_cast<std::string* (*)(const char*)>(::dlsym(plugin, "ferry_test_make")) : nullptr;
+  if (make == nullptr) {
+    std::cerr << "cannot load the dependent plugin: " << ::dlerror() << "\n";
+    return 2;
+  }
+  const std::unique_ptr<std::string> bytes(make("lambda"));
+  const auto task = ferry::loads<ferry::function<int(int)>>(*bytes);
+  std::cout << "here " << task(2) << "\n";
+  ferry::mpi_pool_options o;
+  o.local.max_workers = 1;
+  o.ship_modules = true;
+  ferry::mpi_pool pool(o);
+  auto r = pool.submit(task, 2);
+  if (r.wait_for(60s) != std::future_status::ready) return 3;
+  try {
+    const int value = r.get();
+    std::cout << "dependent plugin " << value << "\n";
+  } catch (const ferry::serialization_error& e) {
+    std::cout << "dependent plugin error " << e.type_name() << "\n";
+    const bool named = std::string(e.what()).find("libferry_dependency.so") != std::string::npos;
+    std::cout << (named ? "the error names the missing library" : "the error does not name it") << "\n";
+    std::cerr << e.what() << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ferry::serve_if_mpi_agent(argc, argv);
   if (argc > 1 && std::string(argv[1]) == "--lose-agent") return lose_agent();
+  if (argc > 1 && std::string(argv[1]) == "--ship-dependent") return ship_dependent();
   const bool ship = argc > 1 && std::string(argv[1]) == "--ship";
   // A closure of a plugin that only this host has.
   void* plugin = ::dlopen(FERRY_TEST_PLUGIN, RTLD_NOW);

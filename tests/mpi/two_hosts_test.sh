@@ -71,6 +71,12 @@ fi
 out=$(run)
 check "without ship_modules the module is not found there" "plugin error ferry::module_not_found_error" "$out"
 
+# The shipped module links a library that the second host lacks too.
+out=$(run --ship-dependent)
+check "the dependent plugin runs on the first host" "here 42" "$out"
+check "shipped alone, a module missing its dependency fails to load" "dependent plugin error ferry::module_load_error" "$out"
+check "the loader's message names the missing library" "the error names the missing library" "$out"
+
 # An agent on each host; the second one falls silent (a task stops it).
 # The job then ends with MPI_Abort, since MPI cannot finalize without it.
 out=$(run --slots-on-first-host 2 --lose-agent)

@@ -204,6 +204,27 @@ TEST_F(ModulePolicy, NonElfFileIsALoadError) {
   }
 }
 
+TEST_F(ModulePolicy, AMissingDependencyIsALoadErrorWithTheLoadersMessage) {
+  // A copy of the plugin, same build, without the library it links beside it.
+  const fs::path dependent = FERRY_TEST_DEPENDENT_PLUGIN;
+  const fs::path dir = fs::temp_directory_path() / ("ferry_dependent_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(dependent, dir / dependent.filename(), fs::copy_options::overwrite_existing);
+  ferry::allow_module(dir);
+  const std::string bytes =
+      with_module_path(bytes_from_plugin(dependent, "lambda"), (dir / dependent.filename()).string());
+  try {
+    (void)ferry::loads<int_fn>(bytes);
+    FAIL() << "expected module_load_error";
+  } catch (const ferry::module_load_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(fs::path(e.path()), fs::canonical(dir / dependent.filename()));
+    EXPECT_NE(what.find("libferry_dependency.so: cannot open shared object file"), std::string::npos) << what;
+    EXPECT_EQ(what.find("boost::dll"), std::string::npos) << what;
+  }
+  fs::remove_all(dir);
+}
+
 TEST_F(ModulePolicy, AnotherProgramsExecutableIsALoadError) {
   // A PIE program (any will do: this toolchain builds PIE by default).
   const fs::path program = FERRY_TEST_PROGRAM;
