@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""Prints the table of docs/performance.md's MPI section from the JSON lines
-that scripts/bench_mpi.sh collected in one run."""
+"""Prints a table of docs/performance.md's MPI section from the JSON lines
+that scripts/bench_mpi.sh collected in one run:
+
+    compare_mpi.py DIR [SUFFIX]   # SUFFIX "_2h": the two simulated hosts
+"""
 import json
 import pathlib
 import sys
@@ -17,7 +20,8 @@ def load(path):
 
 
 d = pathlib.Path(sys.argv[1])
-ferry, mpi4py, pool = (load(d / f) for f in ("ferry_mpi.jsonl", "mpi4py.jsonl", "process_pool.jsonl"))
+suffix = sys.argv[2] if len(sys.argv) > 2 else ""
+ferry, mpi4py, pool = (load(d / f"{f}{suffix}.jsonl") for f in ("ferry_mpi", "mpi4py", "process_pool"))
 # The process pool's names for the same measures.
 pool_name = {
     "mpi_roundtrip_median": "roundtrip_median",

@@ -5,20 +5,23 @@
 // of executor_bench. bench/mpi4py_bench.py measures mpi4py.futures the same
 // way, and executor_bench the process pool, in the same run.
 //
-//   mpirun -n 3 mpi_bench roundtrip|throughput [in flight [fixed]]|idle
+//   mpirun -n 3 mpi_bench roundtrip|throughput [in flight [fixed]]|idle|ship on|off
 #include <dirent.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <executor/mpi_pool.h>
+#include <serialize/dumps.h>
 
 #include "bench_output.h"
 
@@ -134,6 +137,30 @@ void idle() {
   emit("mpi_idle_cpu_busiest_rank", most, "%");
 }
 
+// The first task naming an 8 MiB plugin (bench/ship_plugin.cpp) that the
+// agent's workers have not loaded: submit to result, with the module shipped
+// first (ship_modules) or found at its path. Across the simulated hosts of
+// scripts/bench_mpi.sh the plugin's directory is hidden on the agent's host,
+// so only the shipped run can load it there.
+void ship(bool shipped) {
+  void* plugin = ::dlopen(FERRY_BENCH_SHIP_PLUGIN, RTLD_NOW);
+  auto make = plugin ? reinterpret_cast<std::string* (*)()>(::dlsym(plugin, "ferry_bench_make")) : nullptr;
+  if (make == nullptr) {
+    std::fprintf(stderr, "mpi_bench: cannot load %s\n", FERRY_BENCH_SHIP_PLUGIN);
+    std::exit(2);
+  }
+  const std::unique_ptr<std::string> bytes(make());
+  const auto task = ferry::loads<ferry::function<int(int)>>(*bytes);
+  ferry::mpi_pool_options o = options(1);
+  o.ship_modules = shipped;
+  ferry::mpi_pool pool(o);
+  pool.submit(noop(), 0).get();  // the worker is up
+  const auto t = clock_type::now();
+  if (pool.submit(task, 0).get() != 1) std::exit(3);  // 0 + the ballast's first byte
+  emit(shipped ? "mpi_first_task_of_a_shipped_8mib_module" : "mpi_first_task_of_an_8mib_module_on_its_path",
+       seconds_since(t) * 1e3, "ms");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -143,8 +170,9 @@ int main(int argc, char** argv) {
   else if (mode == "throughput")
     throughput(argc > 2 ? std::stoul(argv[2]) : 2, argc > 3 && std::string(argv[3]) == "fixed");
   else if (mode == "idle") idle();
+  else if (mode == "ship") ship(argc > 2 && std::string(argv[2]) == "on");
   else {
-    std::fprintf(stderr, "usage: mpirun -n 3 %s roundtrip|throughput [in flight [fixed]]|idle\n", argv[0]);
+    std::fprintf(stderr, "usage: mpirun -n 3 %s roundtrip|throughput [in flight [fixed]]|idle|ship on|off\n", argv[0]);
     return 2;
   }
   return 0;

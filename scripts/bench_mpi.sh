@@ -4,6 +4,10 @@
 # run with /usr/bin/python3 -m mpi4py.futures: bench/mpi4py_bench.py) and
 # with ferry's process pool (bench/executor_bench.cc), each MPI job under
 # `mpirun -n 3`: rank 0, one node agent (mpi4py: two workers), one more rank.
+# As root, it then runs the same across two hosts simulated on this machine
+# (scripts/simulated_hosts.sh): rank 0 on the first, the agent with two
+# workers (mpi4py: two worker ranks) on the second, where the directory of
+# the module that `mpi_bench ship on` ships is hidden.
 #   scripts/bench_mpi.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +21,7 @@ trap 'rm -rf "$out"' EXIT
 mpirun=(mpirun --oversubscribe -n 3)
 [ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
 echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d), $(mpirun --version | head -1)" >&2
-for args in roundtrip "throughput 1" "throughput 2" idle; do
+for args in roundtrip "throughput 1" "throughput 2" "throughput 2 fixed" idle "ship on" "ship off"; do
   timeout 300 "${mpirun[@]}" "$build/bench/mpi_bench" $args >>"$out/ferry_mpi.jsonl"
 done
 for mode in roundtrip throughput idle; do
@@ -28,3 +32,18 @@ for mode in roundtrip throughput; do
   "$build/bench/executor_bench" "$mode" >>"$out/process_pool.jsonl"
 done
 python3 "$root/bench/compare_mpi.py" "$out"
+
+source "$root/scripts/simulated_hosts.sh"
+trap 'hosts_down; rm -rf "$out"' EXIT
+if hosts_up "$build/bench/ship" >&2; then
+  for args in roundtrip "throughput 2" "ship on"; do
+    hosts_run 1 1 "${mpirun[0]}" "$build/bench/mpi_bench" $args >>"$out/ferry_mpi_2h.jsonl"
+  done
+  for mode in roundtrip throughput; do
+    hosts_run 1 2 "${mpirun[0]}" /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" "$mode" \
+      >>"$out/mpi4py_2h.jsonl"
+  done
+  echo
+  echo "two simulated hosts:"
+  python3 "$root/bench/compare_mpi.py" "$out" _2h
+fi

@@ -1,64 +1,29 @@
 #!/usr/bin/env bash
-# Two hosts simulated on one machine: two network namespaces joined by a
-# veth pair, with addresses this test assigns inside them; OpenMPI's TCP
-# transport restricted to that subnet, and a launcher agent that enters the
-# second namespace (with its own mount and host name) instead of ssh. In it
-# the test plugin's directory is hidden, so its module must be shipped.
+# Two hosts simulated on one machine (scripts/simulated_hosts.sh): network
+# namespaces joined by a veth pair, OpenMPI restricted to it, and a launcher
+# agent entering the second one instead of ssh. There the test plugin's
+# directory is hidden, so its module must be shipped.
 #
 #   two_hosts_test.sh PROGRAM PLUGIN MPIRUN
 set -u
 program=$1 plugin=$2 mpirun=$3
-skip() { echo "SKIPPED: $1"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "creating network namespaces needs root"
+source "$(dirname "$0")/../../scripts/simulated_hosts.sh"
+trap hosts_down EXIT
+hosts_up "$(dirname "$plugin")" || exit
 
-tag=$$
-h1=ferry_h1_$tag h2=ferry_h2_$tag v1=fy${tag}a v2=fy${tag}b
-tmp=$(mktemp -d)
-cleanup() {
-  for ns in "$h1" "$h2"; do
-    pids=$(ip netns pids "$ns" 2>/dev/null)
-    [ -n "$pids" ] && kill -9 $pids 2>/dev/null
-    ip netns del "$ns" 2>/dev/null
-  done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-ip netns add "$h1" 2>/dev/null || skip "cannot create network namespaces here"
-ip netns add "$h2" || exit 1
-ip link add "$v1" type veth peer name "$v2" || skip "cannot create a veth pair here"
-ip link set "$v1" netns "$h1" && ip link set "$v2" netns "$h2" || exit 1
-ip -n "$h1" addr add 10.77.0.1/24 dev "$v1" && ip -n "$h2" addr add 10.77.0.2/24 dev "$v2" || exit 1
-for ns in "$h1" "$h2"; do ip -n "$ns" link set lo up; done
-ip -n "$h1" link set "$v1" up && ip -n "$h2" link set "$v2" up || exit 1
-ip netns exec "$h2" unshare --mount --uts true 2>/dev/null || skip "cannot create mount and UTS namespaces here"
-
-# The launcher agent: OpenMPI calls it as `agent HOST COMMAND...`, as it
-# would call ssh.
-hidden=$(dirname "$plugin")
-cat >"$tmp/agent" <<EOA
-#!/bin/sh
-shift
-exec ip netns exec $h2 unshare --mount --uts sh -c "mount -t tmpfs tmpfs '$hidden' && hostname ferry-h2 && \$*"
-EOA
-chmod +x "$tmp/agent"
-
-tx_bytes() { ip netns exec "$h1" cat "/sys/class/net/$v1/statistics/tx_bytes"; }
 run() {  # [--slots-on-first-host N] ARGS...
   local first=1
   if [ "${1:-}" = --slots-on-first-host ]; then first=$2; shift 2; fi
-  timeout 120 ip netns exec "$h1" "$mpirun" --allow-run-as-root --oversubscribe \
-    --host 10.77.0.1:$first,10.77.0.2:1 -n $((first + 1)) --mca plm_rsh_agent "$tmp/agent" \
-    --mca oob_tcp_if_include 10.77.0.0/24 --mca btl self,tcp --mca btl_tcp_if_include 10.77.0.0/24 \
-    "$program" "$@" 2>&1
+  hosts_run "$first" 1 "$mpirun" "$program" "$@"
 }
 failures=0
 check() {  # NAME TEXT OUTPUT
   if grep -qxF -- "$2" <<<"$3"; then echo "PASS $1"; else echo "FAIL $1: no line '$2' in:"; echo "$3"; failures=$((failures + 1)); fi
 }
 
-before=$(tx_bytes)
+before=$(hosts_tx_bytes)
 out=$(run --ship)
-after=$(tx_bytes)
+after=$(hosts_tx_bytes)
 check "the agent runs on the second host" "agent on ferry-h2" "$out"
 check "an 8 MiB argument reaches it" "length 8388608" "$out"
 check "a module missing there is shipped and loaded" "plugin 2" "$out"
@@ -85,8 +50,7 @@ check "no task is left hanging" "every task ended" "$out"
 check "the pool goes on with the other host" "after: ran on the other host" "$out"
 
 sleep 1
-for ns in "$h1" "$h2"; do
-  [ -z "$(ip netns pids "$ns")" ] || { echo "FAIL processes left in $ns: $(ip netns pids "$ns" | xargs)"; failures=$((failures + 1)); }
-done
+left=$(hosts_left)
+[ -z "$left" ] || { echo "FAIL processes left in the namespaces: $left"; failures=$((failures + 1)); }
 echo "$failures failed"
 [ $failures -eq 0 ]
