@@ -6,17 +6,21 @@ that scripts/bench_mpi.sh collected in one run:
 """
 import json
 import pathlib
+import statistics
 import sys
 
 
 def load(path):
-    out = {}
+    """name -> (value, unit); a measure printed by several jobs of the run
+    (the round trip, whose median moves with where the scheduler places
+    the ranks) gives the median of their values."""
+    seen = {}
     if path.exists():
         for line in path.read_text().splitlines():
             if line.startswith("{"):
                 m = json.loads(line)
-                out[m["name"]] = (m["value"], m["unit"])
-    return out
+                seen.setdefault(m["name"], ([], m["unit"]))[0].append(m["value"])
+    return {name: (statistics.median(values), unit) for name, (values, unit) in seen.items()}
 
 
 d = pathlib.Path(sys.argv[1])

@@ -1,9 +1,21 @@
 // Copyright ferry authors.
 #include "executor/internal/future_state.h"
 
+#include <thread>
+
 #include "executor/errors.h"
 
 namespace ferry::detail {
+
+namespace {
+
+// How long wait() yields before it blocks. A small task's result often
+// arrives within tens of microseconds (docs/performance.md), about what
+// waking a blocked thread on another CPU costs on a small virtual machine;
+// a longer wait pays this, then the wake-up.
+constexpr std::chrono::microseconds spin_before_blocking{50};
+
+}  // namespace
 
 future_state::future_state() = default;
 future_state::~future_state() = default;
@@ -46,6 +58,11 @@ void future_state::complete(std::unique_lock<std::mutex>& lock) {
 }
 
 void future_state::wait() const {
+  const auto until = std::chrono::steady_clock::now() + spin_before_blocking;
+  while (std::chrono::steady_clock::now() < until) {
+    if (ready()) return;
+    std::this_thread::yield();
+  }
   std::unique_lock lock(mu_);
   cv_.wait(lock, [this] { return phase_ == phase::finished; });
 }

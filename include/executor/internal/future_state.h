@@ -34,6 +34,8 @@ class FERRY_EXPORT future_state {
   void finish(std::shared_ptr<const message_body> result);
   void fail(std::exception_ptr error);
 
+  // Yields for up to 50 us before blocking, so that a result about to
+  // arrive does not cost a wake-up.
   void wait() const;
   bool wait_until(std::chrono::steady_clock::time_point deadline) const;
   bool ready() const;
