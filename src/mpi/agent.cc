@@ -14,6 +14,7 @@
 
 #include "../executor/message_io.h"
 #include "../executor/pool_core.h"
+#include "cpu_affinity_linux.h"
 #include "mpi_channel.h"
 #include "mpi_job.h"
 #include "mpi_messages.h"
@@ -79,6 +80,7 @@ int serve(channel& ch, agent_config config) {
   shipped_modules_dir shipped;
   add_module_search_path(shipped.path);
   for (const char* v : launcher_variables) config.local.unset_env.emplace_back(v);
+  use_every_allowed_cpu();  // the host's pool is this agent's, whatever mpirun bound
   std::unique_ptr<pool_core> pool;
   try {
     pool = std::make_unique<pool_core>(std::move(config.local), std::move(config.initializer));

@@ -7,6 +7,7 @@
 // closures made inside functions of a shared library (tests/executor/
 // test_tasks.cpp) that the agent's workers load by themselves.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -226,6 +227,42 @@ TEST(MpiPool, AZeroWorkAheadKeepsTheWindowFixed) {
   o.work_ahead = {};
   ferry::mpi_pool pool(o);
   EXPECT_EQ(long_tasks_held_back(pool, 5, 100), 4);  // only the floor of one was sent
+}
+
+namespace {
+
+std::size_t affinity_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return ::sched_getaffinity(0, sizeof set, &set) == 0 ? static_cast<std::size_t>(CPU_COUNT(&set)) : 0;
+}
+
+}  // namespace
+
+// Run under `mpirun --bind-to core` (tests/mpi/CMakeLists.txt), which binds
+// every rank, the agent too, to one core: the agent's pool must still get a
+// worker per CPU of the host, and its workers must run on all of them.
+TEST(MpiPool, AnAgentBoundToOneCoreByTheLauncherStillUsesEveryCpuOfItsHost) {
+  ASSERT_EQ(affinity_count(), 1u) << "run this test under mpirun --bind-to core";
+  // What this host allows a process that asks for every CPU, as the agent does.
+  cpu_set_t bound;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof bound, &bound), 0);
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &all);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof all, &all), 0);
+  const std::size_t host_cpus = ferry::cpu_count();
+  ASSERT_EQ(::sched_setaffinity(0, sizeof bound, &bound), 0);
+  if (host_cpus < 2) GTEST_SKIP() << "one CPU: a binding to one core changes nothing here";
+
+  ferry::mpi_pool_options o = options();
+  o.local.max_workers = 0;  // cpu_count() of the agent's host
+  ferry::mpi_pool pool(o);
+  EXPECT_EQ(pool.max_workers(), host_cpus);
+  if (o.local.start == ferry::start_method::spawn) {  // a closure of this program
+    auto f = pool.submit([] { return affinity_count(); });
+    EXPECT_EQ(get_within(f), host_cpus);
+  }
 }
 
 TEST(MpiPoolSpawn, AJobOfOneRankSpawnsItsAgentAndRunsTasks) {
