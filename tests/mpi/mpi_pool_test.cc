@@ -81,6 +81,28 @@ TEST(MpiPool, ASegfaultFailsOnlyItsFutureAndNamesTheHost) {
   EXPECT_EQ(get_within(after), 42);
 }
 
+// The agent's local pool enforces pool_options' limits: a task past its
+// timeout, or over the memory limit alone, fails its own future, naming the
+// host, and the agent's pool replaces the worker.
+TEST(MpiPool, ATaskTimeoutAndAMemoryLimitStayOnTheirHost) {
+  ferry::mpi_pool_options o = options();
+  o.local.max_workers = 1;
+  o.local.task_timeout = 500ms;
+  o.local.max_worker_memory = std::size_t{100} << 20;
+  ferry::mpi_pool pool(o);
+  const std::string host = "on host " + pool.hosts().at(0);
+  auto spin = pool.submit(test_tasks::spin_forever());
+  const auto late = expect_error<ferry::task_timeout_error>([&] { get_within(spin); });
+  EXPECT_NE(std::string(late.what()).find(host), std::string::npos) << late.what();
+  auto big = pool.submit(test_tasks::keep_megabytes(), 400);
+  const auto over = expect_error<ferry::worker_died_error>([&] { get_within(big); });
+  EXPECT_NE(std::string(over.what()).find("the task alone used more than max_worker_memory"), std::string::npos)
+      << over.what();
+  EXPECT_NE(std::string(over.what()).find(host), std::string::npos) << over.what();
+  auto after = pool.submit(test_tasks::add(), 2, 2);
+  EXPECT_EQ(get_within(after), 4);
+}
+
 TEST(MpiPool, MapKeepsInputOrderWithChunks) {
   ferry::mpi_pool pool(options());
   std::vector<int> inputs;
