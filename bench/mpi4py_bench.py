@@ -75,6 +75,15 @@ def ranks_here():
     return pids
 
 
+def world_rank(pid):
+    """The MPI rank of a process of the job, from the variable mpirun sets."""
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        for var in f.read().split(b"\0"):
+            if var.startswith(b"OMPI_COMM_WORLD_RANK="):
+                return int(var.split(b"=", 1)[1])
+    return -1
+
+
 def idle(ex):
     ex.submit(noop, 0).result()
     pids = ranks_here()
@@ -83,8 +92,10 @@ def idle(ex):
     time.sleep(3)
     seconds = time.perf_counter() - t
     hz = os.sysconf("SC_CLK_TCK")
-    most = max((cpu_ticks(p) - b) / hz / seconds * 100 for p, b in zip(pids, before))
-    emit("mpi_idle_cpu_busiest_rank", most, "%")
+    used = {p: (cpu_ticks(p) - b) / hz / seconds * 100 for p, b in zip(pids, before)}
+    for p, percent in sorted(used.items(), key=lambda kv: world_rank(kv[0])):
+        emit(f"mpi_idle_cpu_rank{world_rank(p)}", percent, "%")
+    emit("mpi_idle_cpu_busiest_rank", max(used.values()), "%")
 
 
 if __name__ == "__main__":

@@ -96,6 +96,15 @@ long cpu_ticks(int pid) {
   return utime + stime;
 }
 
+// The MPI rank of a process of the job, from the variable mpirun sets.
+int world_rank(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  const std::string prefix = "OMPI_COMM_WORLD_RANK=";
+  for (std::string var; std::getline(in, var, '\0');)
+    if (var.rfind(prefix, 0) == 0) return std::atoi(var.c_str() + prefix.size());
+  return -1;
+}
+
 // The job's ranks on this host: the children of mpirun (this process's
 // parent) that MPI started.
 std::vector<int> ranks_here() {
@@ -131,9 +140,15 @@ void idle() {
   std::this_thread::sleep_for(std::chrono::seconds(3));
   const double seconds = seconds_since(t);
   const double hz = static_cast<double>(::sysconf(_SC_CLK_TCK));
-  double most = 0;
+  std::vector<std::pair<int, double>> used;  // rank, percent
   for (std::size_t i = 0; i < pids.size(); ++i)
-    most = std::max(most, (cpu_ticks(pids[i]) - before[i]) / hz / seconds * 100);
+    used.emplace_back(world_rank(pids[i]), (cpu_ticks(pids[i]) - before[i]) / hz / seconds * 100);
+  std::sort(used.begin(), used.end());
+  double most = 0;
+  for (const auto& [rank, percent] : used) {
+    emit("mpi_idle_cpu_rank" + std::to_string(rank), percent, "%");
+    most = std::max(most, percent);
+  }
   emit("mpi_idle_cpu_busiest_rank", most, "%");
 }
 

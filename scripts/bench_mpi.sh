@@ -38,7 +38,7 @@ python3 "$root/bench/compare_mpi.py" "$out"
 source "$root/scripts/simulated_hosts.sh"
 trap 'hosts_down; rm -rf "$out"' EXIT
 if hosts_up "$build/bench/ship" >&2; then
-  for args in roundtrip roundtrip roundtrip "throughput 2" "ship on"; do
+  for args in roundtrip roundtrip roundtrip "throughput 1" "throughput 2" "ship on"; do
     hosts_run 1 1 "${mpirun[0]}" "$build/bench/mpi_bench" $args >>"$out/ferry_mpi_2h.jsonl"
   done
   for mode in roundtrip roundtrip roundtrip throughput; do
