@@ -55,9 +55,11 @@ struct mpi_pool_options {
   // the hop to the agent. So, beyond workers x tasks_in_flight_per_worker,
   // an agent is also sent small tasks (bodies up to 16 KiB) ahead: as many
   // as it finished in this much time at its recent rate, up to 64 per
-  // worker. Long tasks keep the fixed window, so that they still spread
-  // over agents; whatever this is, no agent holds much more than this much
-  // work beyond it. Zero: the window is fixed.
+  // worker. Tasks longer than this keep the fixed window, so that they
+  // still spread over agents. The rate is the recent one: long tasks sent
+  // right after many short ones may go ahead in the window the short ones
+  // made, until a few milliseconds without answers shrink it. Zero: the
+  // window is fixed.
   std::chrono::microseconds work_ahead = std::chrono::milliseconds(2);
   // Send the file of a module a task names to an agent before the task, for
   // a host whose workers cannot find it (not on a shared file system, nor
