@@ -6,7 +6,6 @@
 
 #include <cereal/types/string.hpp>
 #include <fstream>
-#include <iterator>
 #include <system_error>
 
 #include "../serialize/executor_support.h"
@@ -35,9 +34,12 @@ std::string hex(std::string_view raw) {
 }  // namespace
 
 std::string module_message(const std::string& path, const std::string& build_id) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw module_load_error(path, "cannot read it to send it to another host");
-  const std::string bytes{std::istreambuf_iterator<char>(in), {}};
+  std::string bytes(static_cast<std::size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+    throw module_load_error(path, "cannot read it to send it to another host");
   if (file_build_id(path) != build_id)
     throw module_load_error(path, "the file is no longer the build this process loaded");
   std::string out;
