@@ -21,6 +21,7 @@
 #include <executor/executor.h>
 
 #include "bench_output.h"
+#include "pool_measures.h"
 
 namespace {
 
@@ -43,15 +44,7 @@ ferry::pool_options options(std::size_t workers, ferry::start_method method = fe
 // submit(noop).get(), one at a time, one worker.
 void roundtrip() {
   ferry::process_pool pool(options(1));
-  for (int i = 0; i < 500; ++i) pool.submit(noop(), i).get();
-  std::vector<double> us;
-  for (int i = 0; i < 5000; ++i) {
-    const auto t = clock_type::now();
-    pool.submit(noop(), i).get();
-    us.push_back(seconds_since(t) * 1e6);
-  }
-  emit("roundtrip_median", percentile(us, 0.5), "us");
-  emit("roundtrip_p99", percentile(us, 0.99), "us");
+  bench::measure_roundtrip(pool, noop(), "", 500, 5000);
 }
 
 // The floor: two processes exchanging frames of the sizes of a no-op task
@@ -97,22 +90,7 @@ void pingpong() {
 void throughput() {
   ferry::process_pool pool(options(2));
   pool.submit(noop(), 0).get();
-  constexpr int n = 100'000;
-  {
-    const auto t = clock_type::now();
-    std::vector<ferry::future<int>> futures;
-    futures.reserve(n);
-    for (int i = 0; i < n; ++i) futures.push_back(pool.submit(noop(), i));
-    for (auto& f : futures) f.get();
-    emit("submit_tasks_per_s", n / seconds_since(t), "tasks/s");
-  }
-  std::vector<int> inputs(n);
-  for (int i = 0; i < n; ++i) inputs[static_cast<std::size_t>(i)] = i;
-  for (std::size_t chunk : {1u, 256u}) {
-    const auto t = clock_type::now();
-    const std::vector<int> out = pool.map(noop(), inputs, chunk);
-    emit("map_chunk" + std::to_string(chunk) + "_items_per_s", n / seconds_since(t), "items/s");
-  }
+  bench::measure_throughput(pool, noop(), "", "", 100'000, {1, 256});
 }
 
 // A task taking and returning 64 MiB.

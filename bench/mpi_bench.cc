@@ -24,12 +24,12 @@
 #include <serialize/dumps.h>
 
 #include "bench_output.h"
+#include "pool_measures.h"
 
 namespace {
 
 using bench::clock_type;
 using bench::emit;
-using bench::percentile;
 using bench::seconds_since;
 
 ferry::function<int(int)> noop() {
@@ -46,15 +46,7 @@ ferry::mpi_pool_options options(std::size_t workers, std::size_t in_flight = 2, 
 
 void roundtrip() {
   ferry::mpi_pool pool(options(1));
-  for (int i = 0; i < 300; ++i) pool.submit(noop(), i).get();
-  std::vector<double> us;
-  for (int i = 0; i < 3000; ++i) {
-    const auto t = clock_type::now();
-    pool.submit(noop(), i).get();
-    us.push_back(seconds_since(t) * 1e6);
-  }
-  emit("mpi_roundtrip_median", percentile(us, 0.5), "us");
-  emit("mpi_roundtrip_p99", percentile(us, 0.99), "us");
+  bench::measure_roundtrip(pool, noop(), "mpi_", 300, 3000);
 }
 
 // Only one pool per job: the in-flight depth, and whether the window is
@@ -64,23 +56,8 @@ void throughput(std::size_t in_flight, bool fixed) {
   ferry::mpi_pool pool(options(2, in_flight, fixed));
   pool.submit(noop(), 0).get();
   if (in_flight == 2 && !fixed) emit("mpi_start_to_first_result", seconds_since(started) * 1e3, "ms");
-  constexpr int n = 50'000;
   const std::string suffix = "_inflight" + std::to_string(in_flight) + (fixed ? "_fixed" : "");
-  {
-    const auto t = clock_type::now();
-    std::vector<ferry::future<int>> futures;
-    futures.reserve(n);
-    for (int i = 0; i < n; ++i) futures.push_back(pool.submit(noop(), i));
-    for (auto& f : futures) f.get();
-    emit("mpi_submit_tasks_per_s" + suffix, n / seconds_since(t), "tasks/s");
-  }
-  std::vector<int> inputs(n);
-  for (int i = 0; i < n; ++i) inputs[static_cast<std::size_t>(i)] = i;
-  for (std::size_t chunk : {1u, 100u}) {
-    const auto t = clock_type::now();
-    const std::vector<int> out = pool.map(noop(), inputs, chunk);
-    emit("mpi_map_chunk" + std::to_string(chunk) + "_items_per_s" + suffix, n / seconds_since(t), "items/s");
-  }
+  bench::measure_throughput(pool, noop(), "mpi_", suffix, 50'000, {1, 100});
 }
 
 // CPU ticks (user + system) of a process, from /proc.

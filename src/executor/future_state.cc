@@ -1,6 +1,7 @@
 // Copyright ferry authors.
 #include "executor/internal/future_state.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "executor/errors.h"
@@ -9,7 +10,7 @@ namespace ferry::detail {
 
 namespace {
 
-// How long wait() yields before it blocks. A small task's result often
+// How long a wait yields before it blocks. A small task's result often
 // arrives within tens of microseconds (docs/performance.md), about what
 // waking a blocked thread on another CPU costs on a small virtual machine;
 // a longer wait pays this, then the wake-up.
@@ -57,17 +58,23 @@ void future_state::complete(std::unique_lock<std::mutex>& lock) {
   for (auto& cb : callbacks) cb();
 }
 
-void future_state::wait() const {
-  const auto until = std::chrono::steady_clock::now() + spin_before_blocking;
+bool future_state::spin_until(std::chrono::steady_clock::time_point deadline) const {
+  const auto until = std::min(deadline, std::chrono::steady_clock::now() + spin_before_blocking);
   while (std::chrono::steady_clock::now() < until) {
-    if (ready()) return;
+    if (ready()) return true;
     std::this_thread::yield();
   }
+  return false;
+}
+
+void future_state::wait() const {
+  if (spin_until(std::chrono::steady_clock::time_point::max())) return;
   std::unique_lock lock(mu_);
   cv_.wait(lock, [this] { return phase_ == phase::finished; });
 }
 
 bool future_state::wait_until(std::chrono::steady_clock::time_point deadline) const {
+  if (spin_until(deadline)) return true;
   std::unique_lock lock(mu_);
   return cv_.wait_until(lock, deadline, [this] { return phase_ == phase::finished; });
 }

@@ -34,8 +34,8 @@ class FERRY_EXPORT future_state {
   void finish(std::shared_ptr<const message_body> result);
   void fail(std::exception_ptr error);
 
-  // Yields for up to 50 us before blocking, so that a result about to
-  // arrive does not cost a wake-up.
+  // Both yield for up to 50 us (never past the deadline) before blocking,
+  // so that a result about to arrive does not cost a wake-up.
   void wait() const;
   bool wait_until(std::chrono::steady_clock::time_point deadline) const;
   bool ready() const;
@@ -49,6 +49,9 @@ class FERRY_EXPORT future_state {
 
  private:
   void complete(std::unique_lock<std::mutex>& lock);
+  // Yields until finished or the spin window or deadline passes; whether
+  // it finished.
+  bool spin_until(std::chrono::steady_clock::time_point deadline) const;
 
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
