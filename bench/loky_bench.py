@@ -4,16 +4,13 @@ loky), printing the same JSON lines as executor_bench.
 
     /usr/bin/python3 bench/loky_bench.py roundtrip|throughput|large|start
 """
-import json
 import statistics
 import sys
 import time
 
 from joblib.externals.loky import ProcessPoolExecutor, get_reusable_executor
 
-
-def emit(name, value, unit):
-    print(json.dumps({"name": name, "value": value, "unit": unit}), flush=True)
+from bench_output import emit, measure_roundtrip, measure_throughput
 
 
 def noop(x):
@@ -24,37 +21,14 @@ def echo(b):
     return b
 
 
-def percentile(values, p):
-    v = sorted(values)
-    return v[int(p * (len(v) - 1))]
-
-
 def roundtrip():
-    ex = get_reusable_executor(max_workers=1)
-    for i in range(200):
-        ex.submit(noop, i).result()
-    us = []
-    for i in range(2000):
-        t = time.perf_counter()
-        ex.submit(noop, i).result()
-        us.append((time.perf_counter() - t) * 1e6)
-    emit("roundtrip_median", percentile(us, 0.5), "us")
-    emit("roundtrip_p99", percentile(us, 0.99), "us")
+    measure_roundtrip(get_reusable_executor(max_workers=1), noop, "", 200, 2000)
 
 
 def throughput():
     ex = get_reusable_executor(max_workers=2)
     ex.submit(noop, 0).result()
-    n = 100_000
-    t = time.perf_counter()
-    futures = [ex.submit(noop, i) for i in range(n)]
-    for f in futures:
-        f.result()
-    emit("submit_tasks_per_s", n / (time.perf_counter() - t), "tasks/s")
-    for chunk in (1, 256):
-        t = time.perf_counter()
-        list(ex.map(noop, range(n), chunksize=chunk))
-        emit(f"map_chunk{chunk}_items_per_s", n / (time.perf_counter() - t), "items/s")
+    measure_throughput(ex, noop, "", "", 100_000, (1, 256))
 
 
 def large():

@@ -4,37 +4,21 @@ printing the same JSON lines, under the same mpirun:
 
     mpirun -n 3 /usr/bin/python3 -m mpi4py.futures bench/mpi4py_bench.py roundtrip|throughput|idle
 """
-import json
 import os
 import sys
 import time
 
 from mpi4py.futures import MPIPoolExecutor
 
-
-def emit(name, value, unit):
-    print(json.dumps({"name": name, "value": value, "unit": unit}), flush=True)
+from bench_output import emit, measure_roundtrip, measure_throughput
 
 
 def noop(x):
     return x
 
 
-def percentile(values, p):
-    v = sorted(values)
-    return v[int(p * (len(v) - 1))]
-
-
 def roundtrip(ex):
-    for i in range(100):
-        ex.submit(noop, i).result()
-    us = []
-    for i in range(1000):
-        t = time.perf_counter()
-        ex.submit(noop, i).result()
-        us.append((time.perf_counter() - t) * 1e6)
-    emit("mpi_roundtrip_median", percentile(us, 0.5), "us")
-    emit("mpi_roundtrip_p99", percentile(us, 0.99), "us")
+    measure_roundtrip(ex, noop, "mpi_", 100, 1000)
 
 
 def throughput(ex):
@@ -42,16 +26,7 @@ def throughput(ex):
     # is part of start-up.
     ex.submit(noop, 0).result()
     emit("mpi_start_to_first_result", (time.perf_counter() - STARTED) * 1e3, "ms")
-    n = 10_000
-    t = time.perf_counter()
-    futures = [ex.submit(noop, i) for i in range(n)]
-    for f in futures:
-        f.result()
-    emit("mpi_submit_tasks_per_s_inflight2", n / (time.perf_counter() - t), "tasks/s")
-    for chunk in (1, 100):
-        t = time.perf_counter()
-        list(ex.map(noop, range(n), chunksize=chunk))
-        emit(f"mpi_map_chunk{chunk}_items_per_s_inflight2", n / (time.perf_counter() - t), "items/s")
+    measure_throughput(ex, noop, "mpi_", "_inflight2", 10_000, (1, 100))
 
 
 def cpu_ticks(pid):

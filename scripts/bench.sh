@@ -5,14 +5,7 @@
 # the table of docs/performance.md. Under 10 minutes on a 2-core machine.
 #   scripts/bench.sh [MAX_WORKERS_FOR_SCALING]   (default 16)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-build=${FERRY_BENCH_BUILD_DIR:-$root/build-release}
-"$root/scripts/install_deps.sh" libbenchmark-dev python3-joblib
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DFERRY_BUILD_BENCHMARKS=ON \
-  -DFERRY_BUILD_TESTS=OFF -DFERRY_BUILD_EXAMPLES=OFF >/dev/null
-cmake --build "$build" -j"${FERRY_JOBS:-2}" >/dev/null
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/bench_build.sh" python3-joblib
 echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d)" >&2
 "$build/bench/serialize_bench" --benchmark_format=json --benchmark_min_time=0.5 >"$out/serialize.json" 2>/dev/null
 for mode in roundtrip pingpong throughput large memcpy start; do

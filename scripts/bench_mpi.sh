@@ -10,14 +10,7 @@
 # the module that `mpi_bench ship on` ships is hidden.
 #   scripts/bench_mpi.sh
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-build=${FERRY_BENCH_BUILD_DIR:-$root/build-release}
-"$root/scripts/install_deps.sh" libbenchmark-dev python3-mpi4py
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DFERRY_BUILD_BENCHMARKS=ON \
-  -DFERRY_BUILD_TESTS=OFF -DFERRY_BUILD_EXAMPLES=OFF >/dev/null
-cmake --build "$build" -j"${FERRY_JOBS:-2}" >/dev/null
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/bench_build.sh" python3-mpi4py
 mpirun=(mpirun --oversubscribe -n 3)
 [ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
 echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d), $(mpirun --version | head -1)" >&2

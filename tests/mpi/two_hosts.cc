@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <vector>
 
 #include <chrono>
@@ -70,17 +71,23 @@ int lose_agent() {
   return 0;
 }
 
+// The "lambda" closure of a test plugin that this process loads (and only
+// this host has); exits with status 2 when the plugin cannot be loaded.
+ferry::function<int(int)> closure_of(const char* plugin_path) {
+  void* plugin = ::dlopen(plugin_path, RTLD_NOW);
+  auto make = plugin ? reinterpret_cast<std::string* (*)(const char*)>(::dlsym(plugin, "ferry_test_make")) : nullptr;
+  if (make == nullptr) {
+    std::cerr << "cannot load " << plugin_path << ": " << ::dlerror() << "\n";
+    std::exit(2);
+  }
+  const std::unique_ptr<std::string> bytes(make("lambda"));
+  return ferry::loads<ferry::function<int(int)>>(*bytes);
+}
+
 // A plugin linking a library that the second host lacks is shipped there
 // alone: its task fails with the loader's message, naming that library.
 int ship_dependent() {
-  void* plugin = ::dlopen(FERRY_TEST_DEPENDENT_PLUGIN, RTLD_NOW);
-  auto make = plugin ? reinterpret_cast<std::string* (*)(const char*)>(::dlsym(plugin, "ferry_test_make")) : nullptr;
-  if (make == nullptr) {
-    std::cerr << "cannot load the dependent plugin: " << ::dlerror() << "\n";
-    return 2;
-  }
-  const std::unique_ptr<std::string> bytes(make("lambda"));
-  const auto task = ferry::loads<ferry::function<int(int)>>(*bytes);
+  const auto task = closure_of(FERRY_TEST_DEPENDENT_PLUGIN);
   std::cout << "here " << task(2) << "\n";
   ferry::mpi_pool_options o;
   o.local.max_workers = 1;
@@ -107,15 +114,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--lose-agent") return lose_agent();
   if (argc > 1 && std::string(argv[1]) == "--ship-dependent") return ship_dependent();
   const bool ship = argc > 1 && std::string(argv[1]) == "--ship";
-  // A closure of a plugin that only this host has.
-  void* plugin = ::dlopen(FERRY_TEST_PLUGIN, RTLD_NOW);
-  auto make = plugin ? reinterpret_cast<std::string* (*)(const char*)>(::dlsym(plugin, "ferry_test_make")) : nullptr;
-  if (make == nullptr) {
-    std::cerr << "cannot load the test plugin\n";
-    return 2;
-  }
-  const std::unique_ptr<std::string> bytes(make("lambda"));
-  const auto from_plugin = ferry::loads<ferry::function<int(int)>>(*bytes);
+  const auto from_plugin = closure_of(FERRY_TEST_PLUGIN);
 
   ferry::mpi_pool_options o;
   o.local.max_workers = 1;
