@@ -137,35 +137,28 @@ int serve(channel& ch, agent_config config) {
       std::lock_guard lock(done_mu);
       finished.swap(done);
     }
-    // Small results (and failures) leave together, large ones alone.
-    struct answer {
-      std::uint64_t id;
-      kind type;
-      std::string body;
-    };
-    std::vector<answer> small;
+    // Small results (and failures) leave together, large ones alone, as the
+    // local pool received them.
+    std::string batch;
+    std::size_t batched = 0;
     for (std::uint64_t id : finished) {
       did = true;
       auto it = running.find(id);
       if (it == running.end()) continue;
       const std::shared_ptr<future_state> state = std::move(it->second);
       running.erase(it);
-      answer a = state->error() != nullptr
-                     ? answer{id, kind::failure, encode_failure(state->error())}
-                     : answer{id, kind::result, std::string(state->result()->view())};
-      if (a.body.size() > batch_body_limit) {
-        ch.send(0, a.type, a.id, std::move(a.body));
+      if (state->error() != nullptr) {
+        append_to_batch(batch, id, static_cast<std::uint8_t>(kind::failure), encode_failure(state->error()));
+        ++batched;
+      } else if (std::shared_ptr<const message_body> result = state->result();
+                 result->view().size() > batch_body_limit) {
+        ch.send_held(0, kind::result, id, std::move(result));
       } else {
-        small.push_back(std::move(a));
+        append_to_batch(batch, id, static_cast<std::uint8_t>(kind::result), result->view());
+        ++batched;
       }
     }
-    if (small.size() == 1) {
-      ch.send(0, small[0].type, small[0].id, std::move(small[0].body));
-    } else if (small.size() > 1) {
-      std::string batch;
-      for (const answer& a : small) append_to_batch(batch, a.id, static_cast<std::uint8_t>(a.type), a.body);
-      ch.send(0, kind::results, small.size(), std::move(batch));
-    }
+    if (batched > 0) ch.send(0, kind::results, batched, std::move(batch));
     ch.progress();
     if (did) backoff.reset(); else backoff.wait();
   }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "../executor/message_io.h"
 #include "serialize/error.h"
 
 namespace ferry::detail::mpi {
@@ -30,28 +31,39 @@ channel::~channel() {
 
 void channel::send(int rank, kind type, std::uint64_t id, std::string body) {
   outgoing& o = out_.emplace_back();
-  o.header = {static_cast<std::uint64_t>(type), id, body.size()};
-  if (body.size() <= inline_body_limit) {
+  if (body.size() <= inline_body_limit) return start(o, rank, type, id, body);
+  o.body = std::move(body);
+  start(o, rank, type, id, o.body);
+}
+
+void channel::send_held(int rank, kind type, std::uint64_t id, std::shared_ptr<const message_body> body) {
+  outgoing& o = out_.emplace_back();
+  const std::string_view bytes = body->view();
+  if (bytes.size() > inline_body_limit) o.held = std::move(body);
+  start(o, rank, type, id, bytes);
+}
+
+void channel::start(outgoing& o, int rank, kind type, std::uint64_t id, std::string_view bytes) {
+  o.header = {static_cast<std::uint64_t>(type), id, bytes.size()};
+  if (bytes.size() <= inline_body_limit) {
     // One MPI message: the header, then the body.
     o.body.assign(reinterpret_cast<const char*>(o.header.data()), header_words * 8);
-    o.body += body;
+    o.body += bytes;
     o.requests.resize(1);
     check(MPI_Isend(o.body.data(), static_cast<int>(o.body.size()), MPI_BYTE, rank, header_tag,
                     comm_, &o.requests[0]),
           "MPI_Isend");
     return;
   }
-  o.body = std::move(body);
-  const std::size_t pieces = (o.body.size() + max_piece_ - 1) / max_piece_;
+  const std::size_t pieces = (bytes.size() + max_piece_ - 1) / max_piece_;
   o.requests.resize(1 + pieces);
   check(MPI_Isend(o.header.data(), header_words * 8, MPI_BYTE, rank, header_tag, comm_,
                   &o.requests[0]),
         "MPI_Isend");
   for (std::size_t i = 0; i < pieces; ++i) {
     const std::size_t at = i * max_piece_;
-    const int n = static_cast<int>(std::min(max_piece_, o.body.size() - at));
-    check(MPI_Isend(o.body.data() + at, n, MPI_BYTE, rank, piece_tag, comm_,
-                    &o.requests[1 + i]),
+    const int n = static_cast<int>(std::min(max_piece_, bytes.size() - at));
+    check(MPI_Isend(bytes.data() + at, n, MPI_BYTE, rank, piece_tag, comm_, &o.requests[1 + i]),
           "MPI_Isend");
   }
 }

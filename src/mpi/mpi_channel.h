@@ -20,9 +20,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+namespace ferry::detail {
+class message_body;  // ../executor/message_io.h
+}
 
 namespace ferry::detail::mpi {
 
@@ -30,13 +36,13 @@ enum class kind : std::uint32_t {
   config = 1,   // rank 0 -> all: the agents' pool options (mpi_messages.h)
   hello = 2,    // all -> rank 0: host name and workers (0: not an agent)
   task = 3,     // rank 0 -> agent: a task message body (protocol.h), id = task id
-  result = 4,   // agent -> rank 0: the task's result body
-  failure = 5,  // agent -> rank 0: why the task failed as a whole
+  result = 4,   // agent -> rank 0: a task's result body, one too large to batch
+  failure = 5,  // an entry of results: why the task failed as a whole
   stop = 6,     // rank 0 -> all: finish and exit; body: u8 kill_running
   module = 7,     // rank 0 -> agent: a module's file (module_shipping.h)
   heartbeat = 8,  // agent -> rank 0, every heartbeat_interval; empty
   tasks = 9,      // rank 0 -> agent: several small tasks (mpi_messages.h, batches)
-  results = 10,   // agent -> rank 0: several small results and failures
+  results = 10,   // agent -> rank 0: small results and failures, one or more
 };
 
 inline constexpr std::chrono::seconds heartbeat_interval{1};
@@ -65,6 +71,9 @@ class channel {
   // Queues a message for `rank` without blocking; its bytes are kept until
   // MPI has sent them.
   void send(int rank, kind type, std::uint64_t id, std::string body);
+  // The same for a body that is not copied but held until sent (a result
+  // as the local pool received it).
+  void send_held(int rank, kind type, std::uint64_t id, std::shared_ptr<const message_body> body);
   // The next message that has arrived, or nullopt. Receives its pieces
   // before returning (they follow the header). Throws ferry::error for a
   // header of another size or an unknown kind.
@@ -80,9 +89,13 @@ class channel {
  private:
   struct outgoing {
     std::vector<std::uint64_t> header;  // kind and reserved, id, length
-    std::string body;
+    std::string body;  // owned bytes: the body, or the header and a small body
+    std::shared_ptr<const message_body> held;  // or a held body
     std::vector<MPI_Request> requests;
   };
+  // Sends `bytes`, which `o` keeps alive, as a message of its own pieces,
+  // or copied behind the header when small.
+  void start(outgoing& o, int rank, kind type, std::uint64_t id, std::string_view bytes);
   MPI_Comm comm_;
   std::size_t max_piece_;
   std::deque<outgoing> out_;
