@@ -68,8 +68,9 @@ std::shared_ptr<future_state> failed_state(std::exception_ptr error) {
   return state;
 }
 
-pool_core::pool_core(pool_options options, std::string initializer_record)
+pool_core::pool_core(pool_options options, std::string initializer_record, driver d)
     : options_(std::move(options)),
+      driver_(d),
       program_(options_.start == start_method::plugin
                    ? (options_.worker_program.empty() ? default_worker_program()
                                                       : options_.worker_program.string())
@@ -89,7 +90,7 @@ pool_core::pool_core(pool_options options, std::string initializer_record)
                              "pool_options::worker_program or $FERRY_WORKER");
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) throw error(std::string("ferry: eventfd: ") + std::strerror(errno));
-  manager_ = std::thread(&pool_core::run, this);
+  if (driver_ == driver::own_thread) manager_ = std::thread([this] { while (pass(std::nullopt)) {} });
 }
 
 pool_core::~pool_core() {
@@ -136,7 +137,10 @@ void pool_core::shutdown(shutdown_options how) {
   }
   for (task& t : cancelled) t.state->fail(cancelled_by_shutdown());
   wake();
-  if (how.wait && std::this_thread::get_id() != manager_.get_id()) {
+  if (how.wait && driver_ == driver::caller) {
+    while (turn(std::chrono::milliseconds(100))) {
+    }
+  } else if (how.wait && std::this_thread::get_id() != manager_.get_id()) {
     std::lock_guard lock(join_mu_);
     if (manager_.joinable()) manager_.join();
   }
@@ -166,6 +170,7 @@ std::vector<int> pool_core::worker_pids() const {
 }
 
 void pool_core::wake() {
+  if (driver_ == driver::caller) return;  // the one thread is not waiting
   const std::uint64_t one = 1;
   [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
 }
@@ -499,7 +504,7 @@ void pool_core::enforce_timers(clock::time_point now) {
   }
 }
 
-int pool_core::poll_timeout_ms(clock::time_point now) const {
+std::optional<pool_core::clock::time_point> pool_core::next_timer(clock::time_point now) const {
   std::optional<clock::time_point> next;
   auto consider = [&](clock::time_point t) { next = next ? std::min(*next, t) : t; };
   for (const auto& w : workers_) {
@@ -510,9 +515,7 @@ int pool_core::poll_timeout_ms(clock::time_point now) const {
     if (w->state == worker::phase::idle) consider(w->since + options_.idle_timeout);
   }
   if (start_retry_at_ > now) consider(start_retry_at_);
-  if (!next) return -1;
-  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(*next - now).count();
-  return static_cast<int>(std::clamp<std::int64_t>(ms, 0, 60'000));
+  return next;
 }
 
 bool pool_core::finished_shutting_down() {
@@ -542,53 +545,75 @@ void pool_core::stop_all_workers() {
   publish_pids();
 }
 
-void pool_core::run() {
+bool pool_core::turn(std::chrono::microseconds timeout) {
+  return pass(std::max(timeout, std::chrono::microseconds(0)));
+}
+
+bool pool_core::pass(std::optional<clock::duration> most) {
+  if (stopped_) return false;
+  bool more = false;
   try {
-    serve();
+    more = serve_once(most);
   } catch (...) {
     // Nothing is expected to get here; if something does, no future may be
     // left waiting and no worker left running.
-    const std::exception_ptr error = std::current_exception();
-    {
-      std::lock_guard lock(mu_);
-      shutdown_ = true;
-    }
-    fail_pending(error);
-    for (auto& w : workers_) {
-      for (task& t : w->in_flight) t.state->fail(error);
-      w->in_flight.clear();
-    }
+    fail_everything(std::current_exception());
   }
+  if (more) return true;
   stop_all_workers();
+  stopped_ = true;
+  return false;
 }
 
-void pool_core::serve() {
-  std::vector<pollfd> fds;
-  for (;;) {
-    dispatch();
-    if (finished_shutting_down()) break;
-    fds.clear();
-    fds.push_back({wake_fd_, POLLIN, 0});
-    for (const auto& w : workers_) {
-      fds.push_back({w->socket_closed ? -1 : w->socket, POLLIN, 0});
-      fds.push_back({w->pidfd, POLLIN, 0});
-    }
-    if (::poll(fds.data(), fds.size(), poll_timeout_ms(clock::now())) < 0 && errno != EINTR) break;
-    if (fds[0].revents != 0) {
-      std::uint64_t count;
-      [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &count, sizeof count);
-    }
-    const std::size_t n = workers_.size();  // workers started below are not in fds
-    for (std::size_t i = 0; i < n; ++i) {
-      worker& w = *workers_[i];
-      if (fds[1 + 2 * i].revents != 0) on_readable(w);
-      if (fds[2 + 2 * i].revents != 0) on_exit(w);
-    }
-    const std::size_t before = workers_.size();
-    std::erase_if(workers_, [](const auto& w) { return w->pidfd < 0; });
-    if (workers_.size() != before) publish_pids();
-    enforce_timers(clock::now());
+void pool_core::fail_everything(std::exception_ptr error) {
+  {
+    std::lock_guard lock(mu_);
+    shutdown_ = true;
   }
+  fail_pending(error);
+  for (auto& w : workers_) {
+    for (task& t : w->in_flight) t.state->fail(error);
+    w->in_flight.clear();
+  }
+}
+
+bool pool_core::serve_once(std::optional<clock::duration> most) {
+  dispatch();
+  if (finished_shutting_down()) return false;
+  fds_.clear();
+  fds_.push_back({wake_fd_, POLLIN, 0});
+  for (const auto& w : workers_) {
+    fds_.push_back({w->socket_closed ? -1 : w->socket, POLLIN, 0});
+    fds_.push_back({w->pidfd, POLLIN, 0});
+  }
+  const clock::time_point now = clock::now();
+  std::optional<clock::duration> wait = most;
+  if (const auto timer = next_timer(now)) {
+    const clock::duration due = std::max(*timer - now, clock::duration::zero());
+    wait = wait ? std::min(*wait, due) : due;
+  }
+  timespec ts{};
+  if (wait) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*wait).count();
+    ts = {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  }
+  if (::ppoll(fds_.data(), fds_.size(), wait ? &ts : nullptr, nullptr) < 0 && errno != EINTR)
+    throw error(std::string("ferry: the pool's poll failed: ") + std::strerror(errno));
+  if (fds_[0].revents != 0) {
+    std::uint64_t count;
+    [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &count, sizeof count);
+  }
+  const std::size_t n = workers_.size();  // workers started below are not in fds_
+  for (std::size_t i = 0; i < n; ++i) {
+    worker& w = *workers_[i];
+    if (fds_[1 + 2 * i].revents != 0) on_readable(w);
+    if (fds_[2 + 2 * i].revents != 0) on_exit(w);
+  }
+  const std::size_t before = workers_.size();
+  std::erase_if(workers_, [](const auto& w) { return w->pidfd < 0; });
+  if (workers_.size() != before) publish_pids();
+  enforce_timers(clock::now());
+  return true;
 }
 
 }  // namespace ferry::detail

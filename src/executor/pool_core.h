@@ -9,10 +9,12 @@
 //                                  starts and retires workers
 //
 // Only the manager thread touches workers; user threads touch the queue and
-// the flags under mu_.
+// the flags under mu_. The manager is a thread of the pool's own, or, for
+// a pool made with driver::caller, the thread that made it, through turn().
 #ifndef FERRY_SRC_EXECUTOR_POOL_CORE_H_
 #define FERRY_SRC_EXECUTOR_POOL_CORE_H_
 
+#include <poll.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -43,7 +45,14 @@ class FERRY_EXPORT pool_core final : public task_queue {
   // `initializer_record`: options.initializer already encoded
   // (protocol::encode_initializer), for an MPI agent, whose options carry
   // none; empty: encoded here.
-  explicit pool_core(pool_options options, std::string initializer_record = {});
+  // Who runs the manager loop: a thread of the pool's own (process_pool),
+  // or the thread that made the pool, calling turn() (an MPI agent, whose
+  // one thread also serves MPI, so that a worker's answer reaches it with
+  // no thread in between). A caller-driven pool is used from that thread
+  // alone.
+  enum class driver { own_thread, caller };
+  explicit pool_core(pool_options options, std::string initializer_record = {},
+                     driver d = driver::own_thread);
   ~pool_core() override;  // shutdown({}): waits for the queue to drain
 
   std::shared_ptr<future_state> submit_task(const task_writer& task, std::uint32_t count) override;
@@ -51,7 +60,14 @@ class FERRY_EXPORT pool_core final : public task_queue {
   // of this pool could run it. Throws ferry::pool_shutdown_error after
   // shutdown.
   std::shared_ptr<future_state> submit(protocol::encoded_task task);
+  // With how.wait, a caller-driven pool turns until it is drained.
   void shutdown(shutdown_options how) override;
+  // driver::caller only: one pass of the manager loop. Sends queued tasks,
+  // waits up to `timeout` (less when a timer is due) for a worker's message
+  // or exit, handles what came and enforces the timers; futures finish, and
+  // their on_done callbacks run, inside this call. Returns false once the
+  // pool is shut down and drained and its workers are stopped.
+  bool turn(std::chrono::microseconds timeout);
   bool is_shutdown() const override;
   void resize(std::size_t max_workers);
   std::size_t max_workers() const;
@@ -98,8 +114,12 @@ class FERRY_EXPORT pool_core final : public task_queue {
     }
   };
 
-  void run();    // the manager thread
-  void serve();  // its loop, until shut down and drained
+  // A pass of the manager loop, waiting at most `most` (nullopt: until a
+  // timer is due); false once shut down and drained, or after a failure,
+  // with the workers then stopped.
+  bool pass(std::optional<clock::duration> most);
+  bool serve_once(std::optional<clock::duration> most);
+  void fail_everything(std::exception_ptr error);
   void wake();
   void start_worker();
   // A start failed (`message` says why); fails the queue with a
@@ -117,7 +137,7 @@ class FERRY_EXPORT pool_core final : public task_queue {
   void retire(worker& w);
   void kill_worker(worker& w, std::string why);
   void enforce_timers(clock::time_point now);
-  int poll_timeout_ms(clock::time_point now) const;
+  std::optional<clock::time_point> next_timer(clock::time_point now) const;
   void publish_pids();
   void fail_pending(std::exception_ptr error);
   bool finished_shutting_down();
@@ -125,6 +145,7 @@ class FERRY_EXPORT pool_core final : public task_queue {
   std::string hello_body() const;
 
   const pool_options options_;
+  const driver driver_;
   const std::string program_;  // for spawn and plugin
   const std::string key_;      // authenticates every message after the hello
   // The initializer as every hello carries it; encoded by the first hello.
@@ -145,6 +166,8 @@ class FERRY_EXPORT pool_core final : public task_queue {
   clock::time_point start_retry_at_;
   std::size_t failed_starts_ = 0;  // in a row, since a worker last became ready
   clock::time_point failing_since_;
+  std::vector<pollfd> fds_;  // of the current pass
+  bool stopped_ = false;     // the loop ended and the workers were stopped
   std::mutex join_mu_;
   std::thread manager_;
 };

@@ -6,11 +6,11 @@
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
+#include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "../executor/message_io.h"
 #include "../executor/pool_core.h"
@@ -83,7 +83,10 @@ int serve(channel& ch, agent_config config) {
   use_every_allowed_cpu();  // the host's pool is this agent's, whatever mpirun bound
   std::unique_ptr<pool_core> pool;
   try {
-    pool = std::make_unique<pool_core>(std::move(config.local), std::move(config.initializer));
+    // Driven from this loop: a worker's answer reaches MPI without a thread
+    // in between.
+    pool = std::make_unique<pool_core>(std::move(config.local), std::move(config.initializer),
+                                       pool_core::driver::caller);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ferry: the MPI agent on %s could not start its pool: %s\n", j.host.c_str(), e.what());
     ch.send(0, kind::hello, 0, encode_hello({j.host, 0}));
@@ -92,19 +95,16 @@ int serve(channel& ch, agent_config config) {
   ch.send(0, kind::hello, 0, encode_hello({j.host, pool->max_workers()}));
 
   std::unordered_map<std::uint64_t, std::shared_ptr<future_state>> running;
-  std::mutex done_mu;
-  std::deque<std::uint64_t> done;  // ids whose state finished, in order
+  std::vector<std::uint64_t> done;  // ids whose state finished, in order (all on this thread)
   idle_backoff backoff;
   bool kill_running = false;
   auto next_heartbeat = std::chrono::steady_clock::now() + heartbeat_interval;
   const auto submit = [&](std::uint64_t id, std::string body) {
     std::shared_ptr<future_state> state = pool->submit({std::move(body), false, {}});
     running.emplace(id, state);
-    state->on_done([&done_mu, &done, id] {
-      std::lock_guard lock(done_mu);
-      done.push_back(id);
-    });
+    state->on_done([&done, id] { done.push_back(id); });
   };
+  std::vector<std::uint64_t> finished;
   for (bool stopping = false; !stopping;) {
     bool did = false;
     if (std::chrono::steady_clock::now() >= next_heartbeat) {
@@ -132,11 +132,12 @@ int serve(channel& ch, agent_config config) {
         for (const batch_entry& e : decode_batch(m->body)) submit(e.id, std::string(e.body));
       }
     }
-    std::deque<std::uint64_t> finished;
-    {
-      std::lock_guard lock(done_mu);
-      finished.swap(done);
-    }
+    // With nothing from MPI, the wait is in the local pool's poll, which a
+    // worker's answer ends at once.
+    const std::chrono::microseconds pause = did ? std::chrono::microseconds(0) : backoff.next();
+    pool->turn(pause);
+    finished.clear();
+    finished.swap(done);
     // Small results (and failures) leave together, large ones alone, as the
     // local pool received them.
     std::string batch;
@@ -160,7 +161,7 @@ int serve(channel& ch, agent_config config) {
     }
     if (batched > 0) ch.send(0, kind::results, batched, std::move(batch));
     ch.progress();
-    if (did) backoff.reset(); else backoff.wait();
+    if (did) backoff.reset(); else if (pause.count() == 0) std::this_thread::yield();
   }
   pool->shutdown({.wait = true, .cancel_pending = kill_running, .kill_running = kill_running});
   pool.reset();

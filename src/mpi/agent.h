@@ -5,6 +5,8 @@
 //          ◀── hello ──        host and workers
 //          ── task ────▶        pool_core::submit(body) ──▶ local workers
 //          ◀── result ──        or failure (worker died, timed out ...)
+//                               (the agent's one thread polls MPI and turns
+//                               the pool, pool_core::driver::caller)
 //          ── stop ────▶        shuts the local pool down, returns
 //
 // The agent never decodes a task or loads a module: its workers do. A rank

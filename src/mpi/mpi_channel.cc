@@ -138,13 +138,18 @@ void channel::abandon() {
 
 idle_backoff::idle_backoff(std::chrono::microseconds max_sleep) : max_sleep_(max_sleep) {}
 
-void idle_backoff::wait() {
-  if (std::chrono::steady_clock::now() - last_activity_ < spin_window) {
-    std::this_thread::yield();
-    return;
-  }
+std::chrono::microseconds idle_backoff::next() {
+  if (std::chrono::steady_clock::now() - last_activity_ < spin_window) return std::chrono::microseconds(0);
   sleep_ = std::min(max_sleep_, sleep_ == std::chrono::microseconds(0) ? std::chrono::microseconds(20) : sleep_ * 2);
-  std::this_thread::sleep_for(sleep_);
+  return sleep_;
+}
+
+void idle_backoff::wait() {
+  const std::chrono::microseconds pause = next();
+  if (pause.count() == 0)
+    std::this_thread::yield();
+  else
+    std::this_thread::sleep_for(pause);
 }
 
 void idle_backoff::reset() {

@@ -108,7 +108,10 @@ class channel {
 class idle_backoff {
  public:
   explicit idle_backoff(std::chrono::microseconds max_sleep = std::chrono::microseconds(1000));
-  void wait();
+  // How long to wait now: zero (only yield) within the window, else the
+  // next, longer, sleep; for a loop that waits in its own call.
+  std::chrono::microseconds next();
+  void wait();  // yields or sleeps next()
   void reset();
 
  private:
