@@ -156,12 +156,19 @@ void mpi_core::ship_modules(agent& a, const task& t) {
   for (const module_file& m : t.modules) {
     // Every rank runs this same program, so the program is never sent.
     if (m.main_program || !a.shipped.insert(m.build_id).second) continue;
+    std::shared_ptr<const message_body>& body = module_messages_[m.build_id];
     try {
-      channel_->send(a.rank, mpi::kind::module, 0, mpi::module_message(m.path, m.build_id));
+      // Read and hashed once, for every agent it goes to.
+      if (!body) body = make_message_body(mpi::module_message(m.path, m.build_id));
+      channel_->send_held(a.rank, mpi::kind::module, 0, body);
     } catch (const std::exception&) {
       // Not sent: the worker reports the module it cannot find, with the
       // task's error, as without ship_modules.
     }
+    // Kept only until every agent still heard from has been sent it.
+    if (std::all_of(agents_.begin(), agents_.end(),
+                    [&](const agent& other) { return other.lost || other.shipped.contains(m.build_id); }))
+      module_messages_.erase(m.build_id);
   }
 }
 

@@ -91,6 +91,8 @@ class mpi_core final : public task_queue {
   std::unique_ptr<mpi::channel> channel_;
   std::vector<agent> agents_;  // the manager's, once the constructor is done
   std::size_t max_workers_ = 0;
+  // The module messages sent to some agents and not yet to all (the manager's).
+  std::unordered_map<std::string, std::shared_ptr<const message_body>> module_messages_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

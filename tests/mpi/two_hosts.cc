@@ -9,6 +9,8 @@
 //                                 the second host lacks)
 //   two_hosts --lose-agent   (three ranks: an agent on each host; the
 //                             second host's agent is stopped by a task)
+//   two_hosts --ship-to-both (three ranks: a plugin task for each agent,
+//                             the module read once and sent to both)
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 
 #include <executor/mpi_pool.h>
@@ -107,12 +110,44 @@ int ship_dependent() {
   return 0;
 }
 
+// With an agent on each host busy with one sleeping task, the next two
+// tasks go one to each (the one with the most room first, the first on a
+// tie): the first host's agent is sent the module first, the second host's
+// is sent the same bytes after it, and only there is the module missing.
+int ship_to_both() {
+  const auto from_plugin = closure_of(FERRY_TEST_PLUGIN);
+  ferry::mpi_pool_options o;
+  o.local.max_workers = 1;
+  o.ship_modules = true;
+  ferry::mpi_pool pool(o);
+  std::vector<ferry::future<int>> sleeping, shipped;
+  for (int i = 0; i < 2; ++i) sleeping.push_back(pool.submit(test_tasks::sleep_ms(), 500));
+  for (int i = 0; i < 2; ++i) shipped.push_back(pool.submit(from_plugin, i));
+  int right = 0;
+  for (int i = 0; i < 2; ++i) {
+    if (shipped[i].wait_for(60s) != std::future_status::ready) return 3;
+    try {
+      right += shipped[i].get() == from_plugin(i) ? 1 : 0;
+    } catch (const std::exception& e) {
+      std::cerr << e.what() << "\n";
+    }
+  }
+  for (auto& f : sleeping)
+    if (f.wait_for(60s) != std::future_status::ready) return 3;
+  std::set<int> agents;
+  for (auto& f : sleeping) agents.insert(f.get());  // the pid of each worker
+  std::cout << "sleeping tasks on " << agents.size() << " workers\n";
+  std::cout << "shipped module ran " << right << " of 2\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ferry::serve_if_mpi_agent(argc, argv);
   if (argc > 1 && std::string(argv[1]) == "--lose-agent") return lose_agent();
   if (argc > 1 && std::string(argv[1]) == "--ship-dependent") return ship_dependent();
+  if (argc > 1 && std::string(argv[1]) == "--ship-to-both") return ship_to_both();
   const bool ship = argc > 1 && std::string(argv[1]) == "--ship";
   const auto from_plugin = closure_of(FERRY_TEST_PLUGIN);
 

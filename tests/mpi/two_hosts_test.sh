@@ -42,6 +42,11 @@ check "the dependent plugin runs on the first host" "here 42" "$out"
 check "shipped alone, a module missing its dependency fails to load" "dependent plugin error ferry::module_load_error" "$out"
 check "the loader's message names the missing library" "the error names the missing library" "$out"
 
+# An agent on each host, a plugin task for each: the module goes to both.
+out=$(run --slots-on-first-host 2 --ship-to-both)
+check "each agent ran one of the sleeping tasks" "sleeping tasks on 2 workers" "$out"
+check "one module message serves every agent" "shipped module ran 2 of 2" "$out"
+
 # An agent on each host; the second one falls silent (a task stops it).
 # The job then ends with MPI_Abort, since MPI cannot finalize without it.
 out=$(run --slots-on-first-host 2 --lose-agent)
