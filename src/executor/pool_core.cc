@@ -55,11 +55,6 @@ std::string describe_status(int status) {
   return "ended with wait status " + std::to_string(status);
 }
 
-std::exception_ptr cancelled_by_shutdown() {
-  return std::make_exception_ptr(
-      pool_shutdown_error("ferry: the task was cancelled because the pool was shut down"));
-}
-
 }  // namespace
 
 std::shared_ptr<future_state> failed_state(std::exception_ptr error) {
@@ -120,8 +115,7 @@ std::shared_ptr<future_state> pool_core::submit(protocol::encoded_task encoded) 
   auto state = std::make_shared<future_state>();
   {
     std::lock_guard lock(mu_);
-    if (shutdown_) throw pool_shutdown_error("ferry: submit after the pool was shut down");
-    pending_.push_back({next_id_++, std::move(encoded.body), state});
+    intake_.pending.push_back({intake_.admit(), std::move(encoded.body), state});
   }
   wake();
   return state;
@@ -131,9 +125,7 @@ void pool_core::shutdown(shutdown_options how) {
   std::deque<task> cancelled;
   {
     std::lock_guard lock(mu_);
-    shutdown_ = true;
-    kill_running_ = kill_running_ || how.kill_running;
-    if (how.cancel_pending || how.kill_running) cancelled.swap(pending_);
+    cancelled = intake_.close(how);
   }
   for (task& t : cancelled) t.state->fail(cancelled_by_shutdown());
   wake();
@@ -148,7 +140,7 @@ void pool_core::shutdown(shutdown_options how) {
 
 bool pool_core::is_shutdown() const {
   std::lock_guard lock(mu_);
-  return shutdown_;
+  return intake_.closed();
 }
 
 void pool_core::resize(std::size_t max_workers) {
@@ -186,7 +178,7 @@ void pool_core::fail_pending(std::exception_ptr error) {
   std::deque<task> failed;
   {
     std::lock_guard lock(mu_);
-    failed.swap(pending_);
+    failed.swap(intake_.pending);
   }
   for (task& t : failed) t.state->fail(error);
 }
@@ -299,19 +291,19 @@ void pool_core::send_task(worker& w, task& t) {
 void pool_core::requeue(std::deque<task>& tasks) {
   if (tasks.empty()) return;
   std::lock_guard lock(mu_);
-  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) pending_.push_front(std::move(*it));
+  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) intake_.pending.push_front(std::move(*it));
   tasks.clear();
 }
 
 void pool_core::dispatch() {
   std::unique_lock lock(mu_);
-  while (!pending_.empty()) {
+  while (!intake_.pending.empty()) {
     auto idle = std::find_if(workers_.begin(), workers_.end(),
                              [](const auto& w) { return w->state == worker::phase::idle; });
     const std::size_t alive = live_workers();
     const auto starting = static_cast<std::size_t>(std::count_if(
         workers_.begin(), workers_.end(), [](const auto& w) { return w->state == worker::phase::starting; }));
-    if (idle == workers_.end() && starting < pending_.size() && alive < max_workers_ &&
+    if (idle == workers_.end() && starting < intake_.pending.size() && alive < max_workers_ &&
         clock::now() >= start_retry_at_) {
       lock.unlock();
       start_worker();
@@ -321,7 +313,7 @@ void pool_core::dispatch() {
     if (idle == workers_.end() && starting == 0 && !workers_.empty()) {
       // Full and all busy: queue behind the least loaded running task. (No
       // worker at all: a start is waiting for its retry time.)
-      if (pending_.front().body.size() <= max_pipelined_inline) {
+      if (intake_.pending.front().body.size() <= max_pipelined_inline) {
         idle = std::min_element(workers_.begin(), workers_.end(), [](const auto& a, const auto& b) {
           return a->in_flight.size() < b->in_flight.size();
         });
@@ -332,8 +324,8 @@ void pool_core::dispatch() {
       }
     }
     if (idle == workers_.end()) break;
-    task t = std::move(pending_.front());
-    pending_.pop_front();
+    task t = std::move(intake_.pending.front());
+    intake_.pending.pop_front();
     if (!t.started && !t.state->start()) continue;  // cancelled while queued
     t.started = true;
     lock.unlock();
@@ -424,8 +416,7 @@ void pool_core::on_exit(worker& w) {
   }
   if (current) {
     if (w.stopped_by_shutdown) {
-      current->state->fail(std::make_exception_ptr(pool_shutdown_error(
-          "ferry: the task was stopped because the pool was shut down with kill_running")));
+      current->state->fail(stopped_by_shutdown());
     } else if (w.timed_out) {
       current->state->fail(std::make_exception_ptr(task_timeout_error(
           "ferry: the task ran longer than the task_timeout of " +
@@ -473,7 +464,7 @@ void pool_core::enforce_timers(clock::time_point now) {
   const std::size_t alive = live_workers();
   {
     std::lock_guard lock(mu_);
-    kill_running = kill_running_;
+    kill_running = intake_.kill_running();
     surplus = alive > max_workers_ ? alive - max_workers_ : 0;
   }
   for (auto& w : workers_) {
@@ -520,7 +511,7 @@ std::optional<pool_core::clock::time_point> pool_core::next_timer(clock::time_po
 
 bool pool_core::finished_shutting_down() {
   std::lock_guard lock(mu_);
-  if (!shutdown_ || !pending_.empty()) return false;
+  if (!intake_.closed() || !intake_.pending.empty()) return false;
   return std::none_of(workers_.begin(), workers_.end(),
                       [](const auto& w) { return !w->in_flight.empty(); });
 }
@@ -568,7 +559,7 @@ bool pool_core::pass(std::optional<clock::duration> most) {
 void pool_core::fail_everything(std::exception_ptr error) {
   {
     std::lock_guard lock(mu_);
-    shutdown_ = true;
+    intake_.close({});
   }
   fail_pending(error);
   for (auto& w : workers_) {

@@ -34,6 +34,7 @@
 #include "message_io.h"
 #include "protocol.h"
 #include "submit_encoding.h"
+#include "task_intake.h"
 
 namespace ferry::detail {
 
@@ -153,11 +154,8 @@ class FERRY_EXPORT pool_core final : public task_queue {
   mutable std::string initializer_;
 
   mutable std::mutex mu_;
-  std::deque<task> pending_;
+  task_intake<task> intake_;
   std::size_t max_workers_;
-  bool shutdown_ = false;
-  bool kill_running_ = false;
-  std::uint64_t next_id_ = 1;
   std::vector<int> pids_;
 
   int wake_fd_;

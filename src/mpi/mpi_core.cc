@@ -22,10 +22,6 @@ constexpr std::chrono::seconds hello_timeout{60};
 constexpr std::size_t max_in_flight_per_worker = 64;
 constexpr std::chrono::milliseconds sample_period{1};
 
-std::exception_ptr shut_down(const char* what) {
-  return std::make_exception_ptr(pool_shutdown_error(std::string("ferry: ") + what));
-}
-
 }  // namespace
 
 mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
@@ -91,9 +87,8 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   auto state = std::make_shared<future_state>();
   {
     std::lock_guard lock(mu_);
-    if (shutdown_) throw pool_shutdown_error("ferry: submit after the pool was shut down");
     auto& e = std::get<protocol::encoded_task>(encoded);
-    pending_.push_back({next_id_++, std::move(e.body), state, std::move(e.modules)});
+    intake_.pending.push_back({intake_.admit(), std::move(e.body), state, std::move(e.modules)});
   }
   cv_.notify_one();
   return state;
@@ -103,13 +98,10 @@ void mpi_core::shutdown(shutdown_options how) {
   std::deque<task> cancelled;
   {
     std::lock_guard lock(mu_);
-    shutdown_ = true;
-    kill_running_ = kill_running_ || how.kill_running;
-    if (how.cancel_pending || how.kill_running) cancelled.swap(pending_);
+    cancelled = intake_.close(how);
   }
   cv_.notify_one();
-  for (task& t : cancelled)
-    t.state->fail(shut_down("the task was cancelled because the pool was shut down"));
+  for (task& t : cancelled) t.state->fail(cancelled_by_shutdown());
   if (!how.wait) return;
   std::lock_guard join(join_mu_);
   if (manager_.joinable()) manager_.join();
@@ -117,7 +109,7 @@ void mpi_core::shutdown(shutdown_options how) {
 
 bool mpi_core::is_shutdown() const {
   std::lock_guard lock(mu_);
-  return shutdown_;
+  return intake_.closed();
 }
 
 std::vector<std::string> mpi_core::hosts() const {
@@ -231,7 +223,7 @@ void mpi_core::check_agents() {
   std::deque<task> orphans;
   {
     std::lock_guard lock(mu_);
-    orphans.swap(pending_);
+    orphans.swap(intake_.pending);
   }
   for (task& t : orphans)
     t.state->fail(std::make_exception_ptr(worker_start_error(
@@ -247,28 +239,29 @@ void mpi_core::fail_in_flight(std::exception_ptr error) {
 
 void mpi_core::run() {
   mpi::idle_backoff backoff;
+  bool kill = false;  // shut down with kill_running, as last seen under the lock
   for (;;) {
     std::vector<std::pair<agent*, task>> to_send;
     bool finished = false;
-    bool kill = false;
     {
       std::unique_lock lock(mu_);
       // Nothing to wait for from the agents: sleep until there is work, but
       // wake each heartbeat interval to take their heartbeats off MPI's
       // queue of unexpected messages, which would otherwise only grow.
-      if (in_flight() == 0 && pending_.empty() && !shutdown_)
-        cv_.wait_for(lock, mpi::heartbeat_interval, [&] { return !pending_.empty() || shutdown_; });
-      kill = kill_running_;
-      while (!kill && !pending_.empty()) {
-        agent* best = agent_for(pending_.front());
+      if (in_flight() == 0 && intake_.pending.empty() && !intake_.closed())
+        cv_.wait_for(lock, mpi::heartbeat_interval,
+                     [&] { return !intake_.pending.empty() || intake_.closed(); });
+      kill = intake_.kill_running();
+      while (!kill && !intake_.pending.empty()) {
+        agent* best = agent_for(intake_.pending.front());
         if (best == nullptr) break;
-        task t = std::move(pending_.front());
-        pending_.pop_front();
+        task t = std::move(intake_.pending.front());
+        intake_.pending.pop_front();
         if (!t.state->start()) continue;  // cancelled meanwhile
         best->in_flight.emplace(t.id, t.state);
         to_send.emplace_back(best, std::move(t));
       }
-      finished = shutdown_ && (kill || (pending_.empty() && in_flight() == 0));
+      finished = intake_.closed() && (kill || (intake_.pending.empty() && in_flight() == 0));
     }
     // Small tasks for one agent leave together, large ones alone.
     std::unordered_map<agent*, std::pair<std::string, std::vector<task*>>> batches;
@@ -304,13 +297,13 @@ void mpi_core::run() {
     if (finished) break;
     if (did) backoff.reset(); else backoff.wait();
   }
-  if (kill_running_) fail_in_flight(shut_down("the task was stopped because the pool was shut down"));
+  if (kill) fail_in_flight(stopped_by_shutdown());
   std::vector<int> lost;
   for (const agent& a : agents_)
     if (a.lost) lost.push_back(a.rank);
   // A send to a lost agent would never complete.
   if (lost.empty()) channel_->flush(); else channel_->abandon();
-  mpi::stop_other_ranks(kill_running_, lost);
+  mpi::stop_other_ranks(kill, lost);
 }
 
 }  // namespace ferry::detail

@@ -28,6 +28,7 @@
 
 #include "executor/internal/submit.h"
 #include "executor/mpi_pool.h"
+#include "../executor/task_intake.h"
 #include "../serialize/executor_support.h"
 #include "mpi_channel.h"
 
@@ -96,10 +97,7 @@ class mpi_core final : public task_queue {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<task> pending_;
-  bool shutdown_ = false;
-  bool kill_running_ = false;
-  std::uint64_t next_id_ = 1;
+  task_intake<task> intake_;
 
   std::mutex join_mu_;
   std::thread manager_;

@@ -1,0 +1,69 @@
+// Copyright ferry authors. Internal: where a pool takes tasks in, shared by
+// pool_core (the process pool) and mpi_core (the MPI pool): the tasks not
+// yet sent, their ids, and whether, and how, the pool was shut down.
+//
+// Thread-safety: none of its own. Its owner guards it with the mutex that
+// also guards the owner's other shared state, and fails the tasks that
+// close() hands back after letting go of that mutex (a failed future runs
+// its callbacks).
+#ifndef FERRY_SRC_EXECUTOR_TASK_INTAKE_H_
+#define FERRY_SRC_EXECUTOR_TASK_INTAKE_H_
+
+#include <cstdint>
+#include <deque>
+#include <exception>
+
+#include "executor/errors.h"
+#include "executor/shutdown_options.h"
+
+namespace ferry::detail {
+
+template <class Task>
+class task_intake {
+ public:
+  // Oldest first; the owner's manager takes from the front, and puts back
+  // there what it could not run after all.
+  std::deque<Task> pending;
+
+  // The id of one more task, which the caller then queues. Throws
+  // ferry::pool_shutdown_error after close().
+  std::uint64_t admit() {
+    if (closed_) throw pool_shutdown_error("ferry: submit after the pool was shut down");
+    return next_id_++;
+  }
+
+  // Takes no more tasks; a later call can only add to what an earlier one
+  // asked. Returns the pending tasks that `how` cancels, for the caller to
+  // fail with cancelled_by_shutdown().
+  std::deque<Task> close(const shutdown_options& how) {
+    closed_ = true;
+    kill_running_ = kill_running_ || how.kill_running;
+    std::deque<Task> cancelled;
+    if (how.cancel_pending || how.kill_running) cancelled.swap(pending);
+    return cancelled;
+  }
+
+  bool closed() const { return closed_; }
+  bool kill_running() const { return kill_running_; }
+
+ private:
+  bool closed_ = false;
+  bool kill_running_ = false;
+  std::uint64_t next_id_ = 1;
+};
+
+// What a pending task cancelled by shutdown fails with.
+inline std::exception_ptr cancelled_by_shutdown() {
+  return std::make_exception_ptr(
+      pool_shutdown_error("ferry: the task was cancelled because the pool was shut down"));
+}
+
+// What a running task stopped by shutdown with kill_running fails with.
+inline std::exception_ptr stopped_by_shutdown() {
+  return std::make_exception_ptr(
+      pool_shutdown_error("ferry: the task was stopped because the pool was shut down with kill_running"));
+}
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_EXECUTOR_TASK_INTAKE_H_
