@@ -35,41 +35,37 @@ def cpu_ticks(pid):
     return int(fields[11]) + int(fields[12])
 
 
-def ranks_here():
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except OSError:
-            continue
-        if ppid == os.getppid():
-            pids.append(int(name))
-    return pids
+def env_of(pid, name):
+    """A variable of a process's environment, or None."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            for var in f.read().split(b"\0"):
+                if var.startswith(name.encode() + b"="):
+                    return var.split(b"=", 1)[1].decode()
+    except OSError:
+        pass
+    return None
 
 
-def world_rank(pid):
-    """The MPI rank of a process of the job, from the variable mpirun sets."""
-    with open(f"/proc/{pid}/environ", "rb") as f:
-        for var in f.read().split(b"\0"):
-            if var.startswith(b"OMPI_COMM_WORLD_RANK="):
-                return int(var.split(b"=", 1)[1])
-    return -1
+def job_ranks():
+    """The processes of this MPI job, on every host simulated on this
+    machine too: those whose PMIX_NAMESPACE, the job's name, is ours."""
+    job = os.environ.get("PMIX_NAMESPACE")
+    return [int(n) for n in os.listdir("/proc") if n.isdigit() and job and env_of(n, "PMIX_NAMESPACE") == job]
 
 
 def idle(ex):
     ex.submit(noop, 0).result()
-    pids = ranks_here()
+    pids = job_ranks()
     before = [cpu_ticks(p) for p in pids]
     t = time.perf_counter()
     time.sleep(3)
     seconds = time.perf_counter() - t
     hz = os.sysconf("SC_CLK_TCK")
     used = {p: (cpu_ticks(p) - b) / hz / seconds * 100 for p, b in zip(pids, before)}
-    for p, percent in sorted(used.items(), key=lambda kv: world_rank(kv[0])):
-        emit(f"mpi_idle_cpu_rank{world_rank(p)}", percent, "%")
+    rank = {p: int(env_of(p, "OMPI_COMM_WORLD_RANK")) for p in pids}
+    for p, percent in sorted(used.items(), key=lambda kv: rank[kv[0]]):
+        emit(f"mpi_idle_cpu_rank{rank[p]}", percent, "%")
     emit("mpi_idle_cpu_busiest_rank", max(used.values()), "%")
 
 

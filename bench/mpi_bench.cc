@@ -73,33 +73,26 @@ long cpu_ticks(int pid) {
   return utime + stime;
 }
 
-// The MPI rank of a process of the job, from the variable mpirun sets.
-int world_rank(int pid) {
+// A variable of a process's environment, or "".
+std::string env_of(int pid, const std::string& name) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
-  const std::string prefix = "OMPI_COMM_WORLD_RANK=";
+  const std::string prefix = name + "=";
   for (std::string var; std::getline(in, var, '\0');)
-    if (var.rfind(prefix, 0) == 0) return std::atoi(var.c_str() + prefix.size());
-  return -1;
+    if (var.rfind(prefix, 0) == 0) return var.substr(prefix.size());
+  return {};
 }
 
-// The job's ranks on this host: the children of mpirun (this process's
-// parent) that MPI started.
-std::vector<int> ranks_here() {
+// The processes of this MPI job, on every host simulated on this machine
+// too: those whose PMIX_NAMESPACE, the job's name, is this process's. An
+// agent's workers have none, since they do not inherit the launcher's
+// variables.
+std::vector<int> job_ranks() {
+  const std::string job = env_of(::getpid(), "PMIX_NAMESPACE");
   std::vector<int> pids;
   DIR* proc = ::opendir("/proc");
   while (dirent* e = proc ? ::readdir(proc) : nullptr) {
     const int pid = std::atoi(e->d_name);
-    if (pid <= 0) continue;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(line.substr(close + 2));
-    std::string state;
-    int ppid = 0;
-    fields >> state >> ppid;
-    if (ppid == ::getppid()) pids.push_back(pid);
+    if (pid > 0 && !job.empty() && env_of(pid, "PMIX_NAMESPACE") == job) pids.push_back(pid);
   }
   if (proc) ::closedir(proc);
   std::sort(pids.begin(), pids.end());
@@ -110,7 +103,7 @@ std::vector<int> ranks_here() {
 void idle() {
   ferry::mpi_pool pool(options(1));
   pool.submit(noop(), 0).get();
-  const std::vector<int> pids = ranks_here();
+  const std::vector<int> pids = job_ranks();
   std::vector<long> before;
   for (int pid : pids) before.push_back(cpu_ticks(pid));
   const auto t = clock_type::now();
@@ -119,7 +112,8 @@ void idle() {
   const double hz = static_cast<double>(::sysconf(_SC_CLK_TCK));
   std::vector<std::pair<int, double>> used;  // rank, percent
   for (std::size_t i = 0; i < pids.size(); ++i)
-    used.emplace_back(world_rank(pids[i]), (cpu_ticks(pids[i]) - before[i]) / hz / seconds * 100);
+    used.emplace_back(std::atoi(env_of(pids[i], "OMPI_COMM_WORLD_RANK").c_str()),
+                      (cpu_ticks(pids[i]) - before[i]) / hz / seconds * 100);
   std::sort(used.begin(), used.end());
   double most = 0;
   for (const auto& [rank, percent] : used) {

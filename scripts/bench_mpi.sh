@@ -31,10 +31,10 @@ python3 "$root/bench/compare_mpi.py" "$out"
 source "$root/scripts/simulated_hosts.sh"
 trap 'hosts_down; rm -rf "$out"' EXIT
 if hosts_up "$build/bench/ship" >&2; then
-  for args in roundtrip roundtrip roundtrip "throughput 1" "throughput 2" "ship on"; do
+  for args in roundtrip roundtrip roundtrip "throughput 1" "throughput 2" idle "ship on"; do
     hosts_run 1 1 "${mpirun[0]}" "$build/bench/mpi_bench" $args >>"$out/ferry_mpi_2h.jsonl"
   done
-  for mode in roundtrip roundtrip roundtrip throughput; do
+  for mode in roundtrip roundtrip roundtrip throughput idle; do
     hosts_run 1 2 "${mpirun[0]}" /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" "$mode" \
       >>"$out/mpi4py_2h.jsonl"
   done
