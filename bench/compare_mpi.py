@@ -10,17 +10,22 @@ import statistics
 import sys
 
 
-def load(path):
-    """name -> (value, unit); a measure printed by several jobs of the run
-    (the round trip, whose median moves with where the scheduler places
-    the ranks) gives the median of their values."""
+def values(path):
+    """name -> ([the value printed by each job], unit)."""
     seen = {}
     if path.exists():
         for line in path.read_text().splitlines():
             if line.startswith("{"):
                 m = json.loads(line)
                 seen.setdefault(m["name"], ([], m["unit"]))[0].append(m["value"])
-    return {name: (statistics.median(values), unit) for name, (values, unit) in seen.items()}
+    return seen
+
+
+def load(path):
+    """name -> (value, unit); a measure printed by several jobs of the run
+    (the round trip, whose median moves with where the scheduler places
+    the ranks) gives the median of their values."""
+    return {name: (statistics.median(v), unit) for name, (v, unit) in values(path).items()}
 
 
 d = pathlib.Path(sys.argv[1])
@@ -46,3 +51,10 @@ for name, (value, unit) in ferry.items():
     print(f"| {name} | {value:.4g} {unit} | {'' if other is None else f'{other[0]:.4g} {unit}'} | "
           f"{ratio(value, other)} | {'' if local is None else f'{local[0]:.4g} {local[1]}'} | "
           f"{ratio(value, local)} |")
+# The jobs behind the round trip's medians, in the order they ran.
+jobs = (("ferry", "ferry_mpi", "mpi_roundtrip_median"), ("mpi4py.futures", "mpi4py", "mpi_roundtrip_median"),
+        ("process_pool", "process_pool", "roundtrip_median"))
+found = [(side, values(d / f"{f}{suffix}.jsonl").get(n)) for side, f, n in jobs]
+print()
+print("round trip medians, job by job: " + "; ".join(
+    f"{side} {', '.join(f'{v:.4g}' for v in got[0])} {got[1]}" for side, got in found if got))

@@ -14,27 +14,38 @@ source "$(dirname "$0")/bench_build.sh" python3-mpi4py
 mpirun=(mpirun --oversubscribe -n 3)
 [ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
 echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d), $(mpirun --version | head -1)" >&2
-# The round trip three times each: its median moves with where the scheduler
-# places the ranks, so the table shows the median of the three.
-for args in roundtrip roundtrip roundtrip "throughput 1" "throughput 2" "throughput 2 fixed" idle "ship on" "ship off"; do
+# The round trip's median moves with where the scheduler places the ranks
+# and with what else the machine does: five jobs of each side, ferry's and
+# its peer's in turn, and the table shows the median of the five.
+round_trips=5
+for _ in $(seq $round_trips); do
+  timeout 300 "${mpirun[@]}" "$build/bench/mpi_bench" roundtrip >>"$out/ferry_mpi.jsonl"
+  timeout 300 "${mpirun[@]}" /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" roundtrip \
+    >>"$out/mpi4py.jsonl"
+  "$build/bench/executor_bench" roundtrip >>"$out/process_pool.jsonl"
+done
+for args in "throughput 1" "throughput 2" "throughput 2 fixed" idle "ship on" "ship off"; do
   timeout 300 "${mpirun[@]}" "$build/bench/mpi_bench" $args >>"$out/ferry_mpi.jsonl"
 done
-for mode in roundtrip roundtrip roundtrip throughput idle; do
+for mode in throughput idle; do
   timeout 300 "${mpirun[@]}" /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" "$mode" \
     >>"$out/mpi4py.jsonl"
 done
-for mode in roundtrip roundtrip roundtrip throughput; do
-  "$build/bench/executor_bench" "$mode" >>"$out/process_pool.jsonl"
-done
+"$build/bench/executor_bench" throughput >>"$out/process_pool.jsonl"
 python3 "$root/bench/compare_mpi.py" "$out"
 
 source "$root/scripts/simulated_hosts.sh"
 trap 'hosts_down; rm -rf "$out"' EXIT
 if hosts_up "$build/bench/ship" >&2; then
-  for args in roundtrip roundtrip roundtrip "throughput 1" "throughput 2" idle "ship on"; do
+  for _ in $(seq $round_trips); do
+    hosts_run 1 1 "${mpirun[0]}" "$build/bench/mpi_bench" roundtrip >>"$out/ferry_mpi_2h.jsonl"
+    hosts_run 1 2 "${mpirun[0]}" /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" roundtrip \
+      >>"$out/mpi4py_2h.jsonl"
+  done
+  for args in "throughput 1" "throughput 2" idle "ship on"; do
     hosts_run 1 1 "${mpirun[0]}" "$build/bench/mpi_bench" $args >>"$out/ferry_mpi_2h.jsonl"
   done
-  for mode in roundtrip roundtrip roundtrip throughput idle; do
+  for mode in throughput idle; do
     hosts_run 1 2 "${mpirun[0]}" /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" "$mode" \
       >>"$out/mpi4py_2h.jsonl"
   done
