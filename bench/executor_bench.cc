@@ -90,7 +90,7 @@ void pingpong() {
 void throughput() {
   ferry::process_pool pool(options(2));
   pool.submit(noop(), 0).get();
-  bench::measure_throughput(pool, noop(), "", "", 100'000, {1, 256});
+  bench::measure_throughput(pool, noop(), "", "", 100'000, {1, 100, 256});
 }
 
 // A task taking and returning 64 MiB.

@@ -31,7 +31,9 @@ for mode in throughput idle; do
   timeout 300 "${mpirun[@]}" /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" "$mode" \
     >>"$out/mpi4py.jsonl"
 done
-"$build/bench/executor_bench" throughput >>"$out/process_pool.jsonl"
+for mode in throughput start; do
+  "$build/bench/executor_bench" "$mode" >>"$out/process_pool.jsonl"
+done
 python3 "$root/bench/compare_mpi.py" "$out"
 
 source "$root/scripts/simulated_hosts.sh"
