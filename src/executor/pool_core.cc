@@ -536,6 +536,10 @@ void pool_core::stop_all_workers() {
   publish_pids();
 }
 
+void pool_core::start_workers() {
+  for (std::size_t n = live_workers(), most = max_workers(); n < most; ++n) start_worker();
+}
+
 bool pool_core::turn(std::chrono::microseconds timeout) {
   return pass(std::max(timeout, std::chrono::microseconds(0)));
 }

@@ -69,6 +69,10 @@ class FERRY_EXPORT pool_core final : public task_queue {
   // their on_done callbacks run, inside this call. Returns false once the
   // pool is shut down and drained and its workers are stopped.
   bool turn(std::chrono::microseconds timeout);
+  // driver::caller only: starts workers up to max_workers now, instead of
+  // as tasks come (an MPI agent, whose pool exists to serve). A start that
+  // fails is handled as one for a task would be.
+  void start_workers();
   bool is_shutdown() const override;
   void resize(std::size_t max_workers);
   std::size_t max_workers() const;

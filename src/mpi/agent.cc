@@ -93,6 +93,7 @@ int serve(channel& ch, agent_config config) {
     return wait_for_stop(ch);
   }
   ch.send(0, kind::hello, 0, encode_hello({j.host, pool->max_workers()}));
+  pool->start_workers();  // while rank 0 hears from the other agents: the first task finds them up
 
   std::unordered_map<std::uint64_t, std::shared_ptr<future_state>> running;
   std::vector<std::uint64_t> done;  // ids whose state finished, in order (all on this thread)
@@ -176,7 +177,8 @@ int run_agent() {
   job& j = this_job();
   try {
     channel ch(j.comm);
-    idle_backoff backoff(std::chrono::milliseconds(5));
+    if (!j.agent) return wait_for_stop(ch);  // rank 0 knows; it sends nothing else here
+    idle_backoff backoff;
     for (;;) {
       std::optional<message> m = ch.poll();
       if (!m) {
@@ -189,12 +191,7 @@ int run_agent() {
         return 0;
       }
       if (m->type != kind::config) continue;
-      agent_config config = decode_config(m->body);
-      if (!j.agent) {
-        ch.send(0, kind::hello, 0, encode_hello({j.host, 0}));
-        return wait_for_stop(ch);
-      }
-      return serve(ch, std::move(config));
+      return serve(ch, decode_config(m->body));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ferry: MPI rank %d on %s: %s\n", j.rank, j.host.c_str(), e.what());

@@ -9,9 +9,10 @@
 //                               the pool, pool_core::driver::caller)
 //          ── stop ────▶        shuts the local pool down, returns
 //
-// The agent never decodes a task or loads a module: its workers do. A rank
-// that is not its host's agent answers config with a hello of 0 workers
-// and waits for stop.
+// The agent never decodes a task or loads a module: its workers do. An
+// agent whose pool cannot start says hello with 0 workers. A rank that is
+// not its host's agent (every rank knows which are, from join_job) is sent
+// nothing but stop, and waits for it.
 #ifndef FERRY_SRC_MPI_AGENT_H_
 #define FERRY_SRC_MPI_AGENT_H_
 

@@ -33,8 +33,8 @@ class message_body;  // ../executor/message_io.h
 namespace ferry::detail::mpi {
 
 enum class kind : std::uint32_t {
-  config = 1,   // rank 0 -> all: the agents' pool options (mpi_messages.h)
-  hello = 2,    // all -> rank 0: host name and workers (0: not an agent)
+  config = 1,   // rank 0 -> agents: their pool options (mpi_messages.h)
+  hello = 2,    // agent -> rank 0: host name and workers (0: its pool could not start)
   task = 3,     // rank 0 -> agent: a task message body (protocol.h), id = task id
   result = 4,   // agent -> rank 0: a task's result body, one too large to batch
   failure = 5,  // an entry of results: why the task failed as a whole

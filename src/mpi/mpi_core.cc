@@ -37,6 +37,9 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
                 "process's state); use start_method::spawn or start_method::plugin");
   j.pool_made = true;
   if (options_.spawn_agents > 0) mpi::spawn_agents(options_.spawn_agents);
+  if (j.agents.empty())
+    throw error("ferry: the MPI job has no node agent: start it with more than one rank "
+                "(mpirun -n 2 or more), one more per host than the hosts that only run rank 0");
   channel_ = std::make_unique<mpi::channel>(j.comm, options_.max_piece);
 
   mpi::agent_config config{options_.local, protocol::encode_initializer(options_.local.initializer), {}, {}};
@@ -44,17 +47,18 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
   for (const auto& p : allowed_modules()) config.allowed_modules.push_back(p.string());
   for (const auto& p : module_search_paths()) config.module_search_paths.push_back(p.string());
   const std::string body = mpi::encode_config(config);
-  for (int r = 1; r < j.size; ++r) channel_->send(r, mpi::kind::config, 0, body);
+  for (int r : j.agents) channel_->send(r, mpi::kind::config, 0, body);
 
   const auto deadline = std::chrono::steady_clock::now() + hello_timeout;
   mpi::idle_backoff backoff;
-  for (int answered = 0; answered < j.size - 1;) {
+  const auto expected = static_cast<int>(j.agents.size());
+  for (int answered = 0; answered < expected;) {
     std::optional<mpi::message> m = channel_->poll();
     if (!m) {
       channel_->progress();
       if (std::chrono::steady_clock::now() > deadline)
-        throw error("ferry: " + std::to_string(j.size - 1 - answered) + " of the job's " +
-                    std::to_string(j.size - 1) + " other ranks did not answer within 60 s");
+        throw error("ferry: " + std::to_string(expected - answered) + " of the job's " +
+                    std::to_string(expected) + " node agents did not answer within 60 s");
       backoff.wait();
       continue;
     }
@@ -73,8 +77,8 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     max_workers_ += h.workers;
   }
   if (agents_.empty())
-    throw error("ferry: the MPI job has no node agent: start it with more than one rank "
-                "(mpirun -n 2 or more), one more per host than the hosts that only run rank 0");
+    throw error("ferry: no node agent of the MPI job could start its pool; each said why on its "
+                "standard error");
   std::sort(agents_.begin(), agents_.end(), [](const agent& a, const agent& b) { return a.rank < b.rank; });
   manager_ = std::thread([this] { run(); });
 }

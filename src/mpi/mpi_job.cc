@@ -78,6 +78,13 @@ void join_job(MPI_Comm comm) {
   for (int r : ranks)
     if (r != 0 && r < lowest) lowest = r;
   j.agent = j.rank == lowest;
+  // Rank 0 then talks to the agents alone; the other ranks only wait.
+  std::vector<int> is_agent(static_cast<std::size_t>(j.size));
+  const int mine = j.agent ? 1 : 0;
+  MPI_Allgather(&mine, 1, MPI_INT, is_agent.data(), 1, MPI_INT, comm);
+  j.agents.clear();
+  for (int r = 0; r < j.size; ++r)
+    if (is_agent[static_cast<std::size_t>(r)] != 0) j.agents.push_back(r);
 }
 
 void spawn_agents(std::size_t count) {

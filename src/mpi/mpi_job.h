@@ -19,6 +19,7 @@ struct job {
   int size = 1;
   std::vector<std::string> args;  // the program's, for spawning agents
   bool agent = false;        // the node agent of this host
+  std::vector<int> agents;   // every host's agent, lowest rank first (known to all)
   std::string host;
   bool pool_made = false;    // rank 0 made its one pool
   bool stopped = false;      // rank 0 told the others to stop

@@ -26,8 +26,8 @@ std::string encode_config(const agent_config& config);
 // Throws ferry::format_error.
 agent_config decode_config(std::string_view body);
 
-// hello: the rank's host and its local pool's workers (0 when it is not an
-// agent).
+// hello: the agent's host and its local pool's workers (0 when the pool
+// could not start).
 struct hello {
   std::string host;
   std::uint64_t workers = 0;

@@ -59,6 +59,19 @@ TEST_F(CallerDrivenPool, RunsTasksOnlyWhileItsThreadTurns) {
   EXPECT_EQ(f.get(), 5);
 }
 
+TEST_F(CallerDrivenPool, StartWorkersStartsEveryWorkerBeforeAnyTask) {
+  auto core = caller_driven(options(2));
+  core->start_workers();
+  EXPECT_EQ(core->worker_pids().size(), 2u);
+  core->start_workers();  // already at max_workers: starts none
+  EXPECT_EQ(core->worker_pids().size(), 2u);
+  front pool(core);
+  auto f = pool.submit(test_tasks::add(), 2, 3);
+  ASSERT_TRUE(turn_until_ready(*core, f));
+  EXPECT_EQ(f.get(), 5);
+  EXPECT_EQ(core->worker_pids().size(), 2u) << "a task started a worker beyond the two";
+}
+
 TEST_F(CallerDrivenPool, AWorkersAnswerEndsALongTurnAtOnce) {
   auto core = caller_driven();
   front pool(core);

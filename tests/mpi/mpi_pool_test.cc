@@ -308,6 +308,16 @@ TEST(MpiPoolSpawn, SpawningInAJobOfSeveralRanksIsRefused) {
   EXPECT_THROW(ferry::mpi_pool{o}, ferry::error);
 }
 
+TEST(MpiPool, AJobOfOneRankWithoutSpawnAgentsIsRefused) {
+  try {
+    ferry::mpi_pool pool(options());
+    FAIL() << "a pool was made with no agent";
+  } catch (const ferry::error& e) {
+    EXPECT_NE(std::string(e.what()).find("has no node agent"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("mpirun -n 2 or more"), std::string::npos) << e.what();
+  }
+}
+
 int main(int argc, char** argv) {
   ferry::serve_if_mpi_agent(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
