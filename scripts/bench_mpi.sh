@@ -7,11 +7,13 @@
 # As root, it then runs the same across two hosts simulated on this machine
 # (scripts/simulated_hosts.sh): rank 0 on the first, the agent with two
 # workers (mpi4py: two worker ranks) on the second, where the directory of
-# the module that `mpi_bench ship on` ships is hidden.
+# the module that `mpi_bench ship on` ships is hidden. On both, plain MPI's
+# ping-pong between two ranks (bench/mpi_pingpong.cc) is the floor under
+# the round trip.
 #   scripts/bench_mpi.sh
 set -euo pipefail
 source "$(dirname "$0")/bench_build.sh" python3-mpi4py
-mpirun=(mpirun --oversubscribe -n 3)
+mpirun=(mpirun --oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
 echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d), $(mpirun --version | head -1)" >&2
 # The round trip's median moves with where the scheduler places the ranks
@@ -19,16 +21,17 @@ echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d), $(mpirun --vers
 # its peer's in turn, and the table shows the median of the five.
 round_trips=5
 for _ in $(seq $round_trips); do
-  timeout 300 "${mpirun[@]}" "$build/bench/mpi_bench" roundtrip >>"$out/ferry_mpi.jsonl"
-  timeout 300 "${mpirun[@]}" /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" roundtrip \
+  timeout 300 "${mpirun[@]}" -n 3 "$build/bench/mpi_bench" roundtrip >>"$out/ferry_mpi.jsonl"
+  timeout 300 "${mpirun[@]}" -n 3 /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" roundtrip \
     >>"$out/mpi4py.jsonl"
   "$build/bench/executor_bench" roundtrip >>"$out/process_pool.jsonl"
 done
+timeout 120 "${mpirun[@]}" -n 2 "$build/bench/mpi_pingpong" >>"$out/ferry_mpi.jsonl"
 for args in "throughput 1" "throughput 2" "throughput 2 fixed" idle "ship on" "ship off"; do
-  timeout 300 "${mpirun[@]}" "$build/bench/mpi_bench" $args >>"$out/ferry_mpi.jsonl"
+  timeout 300 "${mpirun[@]}" -n 3 "$build/bench/mpi_bench" $args >>"$out/ferry_mpi.jsonl"
 done
 for mode in throughput idle; do
-  timeout 300 "${mpirun[@]}" /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" "$mode" \
+  timeout 300 "${mpirun[@]}" -n 3 /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" "$mode" \
     >>"$out/mpi4py.jsonl"
 done
 for mode in throughput start; do
@@ -44,6 +47,7 @@ if hosts_up "$build/bench/ship" >&2; then
     hosts_run 1 2 "${mpirun[0]}" /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" roundtrip \
       >>"$out/mpi4py_2h.jsonl"
   done
+  hosts_run 1 1 "${mpirun[0]}" "$build/bench/mpi_pingpong" >>"$out/ferry_mpi_2h.jsonl"
   for args in "throughput 1" "throughput 2" idle "ship on"; do
     hosts_run 1 1 "${mpirun[0]}" "$build/bench/mpi_bench" $args >>"$out/ferry_mpi_2h.jsonl"
   done
