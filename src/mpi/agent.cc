@@ -177,7 +177,7 @@ int run_agent() {
   job& j = this_job();
   try {
     channel ch(j.comm);
-    if (!j.agent) return wait_for_stop(ch);  // rank 0 knows; it sends nothing else here
+    if (!j.is_agent()) return wait_for_stop(ch);  // rank 0 knows; it sends nothing else here
     idle_backoff backoff;
     for (;;) {
       std::optional<message> m = ch.poll();

@@ -77,10 +77,10 @@ void join_job(MPI_Comm comm) {
   int lowest = INT_MAX;
   for (int r : ranks)
     if (r != 0 && r < lowest) lowest = r;
-  j.agent = j.rank == lowest;
-  // Rank 0 then talks to the agents alone; the other ranks only wait.
+  // Every rank learns the agents: rank 0 then talks to them alone, and the
+  // other ranks only wait.
   std::vector<int> is_agent(static_cast<std::size_t>(j.size));
-  const int mine = j.agent ? 1 : 0;
+  const int mine = j.rank == lowest ? 1 : 0;
   MPI_Allgather(&mine, 1, MPI_INT, is_agent.data(), 1, MPI_INT, comm);
   j.agents.clear();
   for (int r = 0; r < j.size; ++r)

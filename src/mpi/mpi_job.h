@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,6 @@ struct job {
   int rank = 0;
   int size = 1;
   std::vector<std::string> args;  // the program's, for spawning agents
-  bool agent = false;        // the node agent of this host
   std::vector<int> agents;   // every host's agent, lowest rank first (known to all)
   std::string host;
   bool pool_made = false;    // rank 0 made its one pool
@@ -30,6 +30,9 @@ struct job {
   // still sends on, and that one's MPI_Finalize then hangs.
   bool spawned = false;
   MPI_Comm intercomm = MPI_COMM_NULL;  // from MPI_Comm_spawn or get_parent
+
+  // This process is its host's node agent.
+  bool is_agent() const { return std::find(agents.begin(), agents.end(), rank) != agents.end(); }
 };
 
 // The process's one job record. Touched by the thread that calls MPI.

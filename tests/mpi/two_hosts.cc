@@ -40,6 +40,14 @@ void say_on_stderr(const std::string& line) {
   [[maybe_unused]] const ssize_t n = ::write(2, whole.data(), whole.size());
 }
 
+// Every scenario's pool: one worker per agent, modules shipped or not.
+ferry::mpi_pool_options one_worker_per_agent(bool ship_modules) {
+  ferry::mpi_pool_options o;
+  o.local.max_workers = 1;
+  o.ship_modules = ship_modules;
+  return o;
+}
+
 std::string host_name() {
   char name[256] = {};
   ::gethostname(name, sizeof name - 1);
@@ -50,8 +58,7 @@ std::string host_name() {
 // would); its tasks must fail once agent_timeout passes, and the pool must
 // go on with the first host.
 int lose_agent() {
-  ferry::mpi_pool_options o;
-  o.local.max_workers = 1;
+  ferry::mpi_pool_options o = one_worker_per_agent(false);
   o.agent_timeout = std::chrono::seconds(3);
   ferry::mpi_pool pool(o);
   const ferry::function<std::string(int)> stop_agent_on_second_host = [](int) {
@@ -99,10 +106,7 @@ ferry::function<int(int)> closure_of(const char* plugin_path) {
 int ship_dependent() {
   const auto task = closure_of(FERRY_TEST_DEPENDENT_PLUGIN);
   std::cout << "here " << task(2) << "\n";
-  ferry::mpi_pool_options o;
-  o.local.max_workers = 1;
-  o.ship_modules = true;
-  ferry::mpi_pool pool(o);
+  ferry::mpi_pool pool(one_worker_per_agent(true));
   auto r = pool.submit(task, 2);
   if (r.wait_for(60s) != std::future_status::ready) return 3;
   try {
@@ -123,10 +127,7 @@ int ship_dependent() {
 // is sent the same bytes after it, and only there is the module missing.
 int ship_to_both() {
   const auto from_plugin = closure_of(FERRY_TEST_PLUGIN);
-  ferry::mpi_pool_options o;
-  o.local.max_workers = 1;
-  o.ship_modules = true;
-  ferry::mpi_pool pool(o);
+  ferry::mpi_pool pool(one_worker_per_agent(true));
   std::vector<ferry::future<int>> sleeping, shipped;
   for (int i = 0; i < 2; ++i) sleeping.push_back(pool.submit(test_tasks::sleep_ms(), 500));
   for (int i = 0; i < 2; ++i) shipped.push_back(pool.submit(from_plugin, i));
@@ -158,10 +159,7 @@ int main(int argc, char** argv) {
   const bool ship = argc > 1 && std::string(argv[1]) == "--ship";
   const auto from_plugin = closure_of(FERRY_TEST_PLUGIN);
 
-  ferry::mpi_pool_options o;
-  o.local.max_workers = 1;
-  o.ship_modules = ship;
-  ferry::mpi_pool pool(o);
+  ferry::mpi_pool pool(one_worker_per_agent(ship));
   for (const std::string& host : pool.hosts()) std::cout << "agent on " << host << "\n";
 
   auto length = pool.submit(test_tasks::length(), std::string(std::size_t{8} << 20, 'b'));
