@@ -33,6 +33,7 @@
 #include <utility>
 
 #include "serialize/archive.h"
+#include "serialize/internal/shippable.h"
 
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_clear_padding)
@@ -52,6 +53,7 @@ class bitwise_callable {
                 "ferry::bitwise needs a lambda whose captures are all trivially copyable "
                 "values; for captures such as std::string use ferry::closure(fn, captures...)");
   static_assert(!std::is_pointer_v<F>, "ferry::bitwise takes a lambda, not a pointer");
+  static_assert(!mutable_call_only<F>, FERRY_MUTABLE_CALLABLE_MESSAGE("ferry::bitwise"));
 #if !FERRY_CAN_CLEAR_PADDING
   static_assert(std::has_unique_object_representations_v<F>,
                 "ferry::bitwise: this compiler cannot clear the padding between a lambda's "
@@ -71,9 +73,15 @@ class bitwise_callable {
   }
 
   template <class... A>
+    requires(!mutable_call_only<F>)
   auto operator()(A&&... args) const -> std::invoke_result_t<const F&, A...> {
     return std::invoke(get(), std::forward<A>(args)...);
   }
+  // Declared only so that the static_assert above is the one error a
+  // mutable lambda gets, not a failed conversion after it.
+  template <class... A>
+    requires mutable_call_only<F>
+  auto operator()(A&&... args) const -> std::invoke_result_t<F&, A...>;
 
   void ferry_save(output_archive& ar) const { ar.saveBinary(bytes_, sizeof bytes_); }
   static bitwise_callable ferry_load(input_archive& ar) {

@@ -51,6 +51,7 @@ consteval bool check_captures(std::index_sequence<I...>) {
 
 template <class Fn, class... Caps>
 class bound_closure {
+  static_assert(!mutable_call_only<Fn>, FERRY_MUTABLE_CALLABLE_MESSAGE("ferry::closure"));
   static_assert(shippable<Fn>, FERRY_NOT_SHIPPABLE_MESSAGE);
   static_assert(check_captures<Caps...>(std::index_sequence_for<Caps...>{}));
 

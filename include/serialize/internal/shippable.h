@@ -39,6 +39,24 @@ inline constexpr bool serializable_value =
     cereal::traits::is_output_serializable<T, output_archive>::value &&
     cereal::traits::is_input_serializable<T, input_archive>::value;
 
+// A class whose one operator() is a non-const member (a mutable lambda):
+// ferry calls what it holds through const, so such a callable can never run.
+// A template operator() (a generic lambda) cannot be inspected and passes.
+template <class M>
+inline constexpr bool is_non_const_member_call = false;
+template <class C, class R, class... A>
+inline constexpr bool is_non_const_member_call<R (C::*)(A...)> = true;
+template <class C, class R, class... A>
+inline constexpr bool is_non_const_member_call<R (C::*)(A...) noexcept> = true;
+template <class F>
+concept mutable_call_only = std::is_class_v<F> && requires { &F::operator(); } &&
+                            is_non_const_member_call<decltype(&F::operator())>;
+
+#define FERRY_MUTABLE_CALLABLE_MESSAGE(wrapper)                                                \
+  wrapper " was given a callable that can only be called as non-const (a mutable lambda?), "  \
+  "and ferry calls what it holds through const. Drop `mutable`, or keep changing state in "   \
+  "the arguments and the result: a shipped callable's state does not come back."
+
 template <class F>
 concept function_pointer = std::is_pointer_v<F> && std::is_function_v<std::remove_pointer_t<F>>;
 
