@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "../src/serialize/build_id_index.h"
-#include "../src/serialize/elf_file.h"
+#include "serialize/build_id_index.h"
+#include "serialize/elf_file.h"
 #include "serialize/error.h"
 
 namespace fs = std::filesystem;

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
-# Configures and builds ferry into build/ (or $FERRY_BUILD_DIR).
+# Configures ferry with a preset of CMakePresets.json (default: default) and
+# builds it, or only the targets named after the preset, into the preset's
+# directory (build/ for default, build-PRESET/ for the others) or
+# $FERRY_BUILD_DIR. CI sets FERRY_WARNINGS_AS_ERRORS=ON.
+#   scripts/build.sh [PRESET [TARGET...]]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${FERRY_BUILD_DIR:-$root/build}
+preset=${1:-default}
 "$root/scripts/install_deps.sh"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE="${FERRY_BUILD_TYPE:-RelWithDebInfo}" >/dev/null
-cmake --build "$build" -j"${FERRY_JOBS:-2}"
+build=$("$root/scripts/build_dir.sh" "$preset")
+args=(--preset "$preset" -B "$build")
+[ -n "${FERRY_WARNINGS_AS_ERRORS:-}" ] && args+=(-DFERRY_WARNINGS_AS_ERRORS="$FERRY_WARNINGS_AS_ERRORS")
+cd "$root"
+cmake "${args[@]}" >/dev/null
+targets=()
+for t in "${@:2}"; do targets+=(--target "$t"); done
+cmake --build "$build" -j"${FERRY_JOBS:-2}" "${targets[@]}"

@@ -8,10 +8,8 @@
 #   scripts/load_run.sh [TINY_TASKS LARGE_TASKS LARGE_MIB WORKERS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${FERRY_LOAD_BUILD_DIR:-$root/build-release}
-"$root/scripts/install_deps.sh"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DFERRY_BUILD_TESTS=ON >/dev/null
-cmake --build "$build" -j"${FERRY_JOBS:-2}" --target load_run kill_storm_test ferry-worker >/dev/null
+"$root/scripts/build.sh" release load_run kill_storm_test ferry-worker >/dev/null
+build=$("$root/scripts/build_dir.sh" release)
 echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d)"
 "$build/tests/load_run" "${1:-1000000}" "${2:-1000}" "${3:-64}" "${4:-2}"
 for method in spawn fork plugin; do

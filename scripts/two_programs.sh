@@ -5,8 +5,8 @@
 # Usage: scripts/two_programs.sh [lambda|capture|aggregate|closure]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${FERRY_BUILD_DIR:-$root/build}
-"$root/scripts/build.sh" >/dev/null
+"$root/scripts/build.sh" default ferry_sender ferry_receiver >/dev/null
+build=$("$root/scripts/build_dir.sh" default)
 fixtures=$build/tests/fixtures
 bytes=$(mktemp)
 trap 'rm -f "$bytes"' EXIT

@@ -6,14 +6,14 @@
 
 #include <cstddef>
 
-#include "serialize/internal/config.h"
+#include "executor/internal/config.h"
 
 namespace ferry {
 
 // How many workers this process can keep busy: the CPUs of its affinity
 // mask, lowered to the cgroup CPU quota (cgroup v2 cpu.max, or v1
 // cpu.cfs_quota_us / cpu.cfs_period_us) rounded up; at least 1.
-FERRY_EXPORT std::size_t cpu_count() noexcept;
+FERRY_EXECUTOR_EXPORT std::size_t cpu_count() noexcept;
 
 }  // namespace ferry
 

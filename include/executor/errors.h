@@ -13,12 +13,13 @@
 
 #include <string>
 
+#include "executor/internal/config.h"
 #include "serialize/error.h"
 
 namespace ferry {
 
 // A task threw an exception of a type that is not rethrown as itself.
-class FERRY_EXPORT task_error : public error {
+class FERRY_EXECUTOR_EXPORT task_error : public error {
  public:
   task_error(std::string type_name, std::string message);
   ~task_error() override;
@@ -35,7 +36,7 @@ class FERRY_EXPORT task_error : public error {
 // The worker process running the task exited (even with code 0: a task that
 // calls exit() ends its worker) or was killed. The message names the cause,
 // e.g. "was killed by signal 11 (SIGSEGV)" or "exited with code 3".
-class FERRY_EXPORT worker_died_error : public error {
+class FERRY_EXECUTOR_EXPORT worker_died_error : public error {
  public:
   worker_died_error(int pid, std::string cause);
   ~worker_died_error() override;
@@ -49,21 +50,21 @@ class FERRY_EXPORT worker_died_error : public error {
 
 // A worker could not be started, or exited before it was ready (for the
 // spawn method: the program does not call ferry::serve_if_worker).
-class FERRY_EXPORT worker_start_error : public error {
+class FERRY_EXECUTOR_EXPORT worker_start_error : public error {
  public:
   explicit worker_start_error(const std::string& message);
   ~worker_start_error() override;
 };
 
 // The task ran longer than pool_options::task_timeout; its worker was killed.
-class FERRY_EXPORT task_timeout_error : public error {
+class FERRY_EXECUTOR_EXPORT task_timeout_error : public error {
  public:
   explicit task_timeout_error(const std::string& message);
   ~task_timeout_error() override;
 };
 
 // The task was cancelled before it was sent to a worker.
-class FERRY_EXPORT cancelled_error : public error {
+class FERRY_EXECUTOR_EXPORT cancelled_error : public error {
  public:
   cancelled_error();
   ~cancelled_error() override;
@@ -71,7 +72,7 @@ class FERRY_EXPORT cancelled_error : public error {
 
 // A task, its arguments or its result could not be serialized or loaded.
 // Only that task's future fails; where() says in which of the four places.
-class FERRY_EXPORT serialization_error : public error {
+class FERRY_EXECUTOR_EXPORT serialization_error : public error {
  public:
   enum class phase {
     saving_task,    // in the pool, before sending: nothing was sent
@@ -93,10 +94,10 @@ class FERRY_EXPORT serialization_error : public error {
 };
 
 // "saving the task in the pool", "loading the task in the worker", ...
-FERRY_EXPORT const char* to_string(serialization_error::phase where) noexcept;
+FERRY_EXECUTOR_EXPORT const char* to_string(serialization_error::phase where) noexcept;
 
 // A wait with a deadline (process_pool::map with a timeout) ran out of time.
-class FERRY_EXPORT wait_timeout_error : public error {
+class FERRY_EXECUTOR_EXPORT wait_timeout_error : public error {
  public:
   explicit wait_timeout_error(const std::string& message);
   ~wait_timeout_error() override;
@@ -104,7 +105,7 @@ class FERRY_EXPORT wait_timeout_error : public error {
 
 // The pool was shut down: submit after shutdown, or a pending task cancelled
 // by shutdown(wait, cancel_pending = true).
-class FERRY_EXPORT pool_shutdown_error : public error {
+class FERRY_EXECUTOR_EXPORT pool_shutdown_error : public error {
  public:
   explicit pool_shutdown_error(const std::string& message);
   ~pool_shutdown_error() override;

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "executor/internal/config.h"
 #include "executor/errors.h"
 #include "executor/future.h"
 #include "executor/internal/pool_front.h"
@@ -93,9 +94,9 @@ class mpi_core;
 // process with status 0. In a worker of an agent's local pool it serves
 // that pool, as serve_if_worker does. Throws ferry::error if MPI cannot be
 // initialized.
-FERRY_EXPORT void serve_if_mpi_agent(int argc, char** argv);
+FERRY_MPI_EXPORT void serve_if_mpi_agent(int argc, char** argv);
 
-class FERRY_EXPORT mpi_pool : public detail::pool_front {
+class FERRY_MPI_EXPORT mpi_pool : public detail::pool_front {
  public:
   // Sends the agents their options and waits (at most 60 s) for each to
   // say it is ready. Throws ferry::error on a rank other than 0, without

@@ -30,6 +30,7 @@
 #include <memory>
 #include <vector>
 
+#include "executor/internal/config.h"
 #include "executor/errors.h"
 #include "executor/future.h"
 #include "executor/internal/pool_front.h"
@@ -45,7 +46,7 @@ class pool_core;
 
 // submit, map, map_ordered, shutdown and is_shutdown are pool_front's
 // (executor/internal/pool_front.h documents them), shared with mpi_pool.
-class FERRY_EXPORT process_pool : public detail::pool_front {
+class FERRY_EXECUTOR_EXPORT process_pool : public detail::pool_front {
  public:
   // Starts the manager thread; workers start on demand. Throws ferry::error
   // when called inside a worker process (pools do not nest).

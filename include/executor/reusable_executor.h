@@ -9,9 +9,9 @@
 #ifndef FERRY_EXECUTOR_REUSABLE_EXECUTOR_H_
 #define FERRY_EXECUTOR_REUSABLE_EXECUTOR_H_
 
+#include "executor/internal/config.h"
 #include "executor/pool_options.h"
 #include "executor/process_pool.h"
-#include "serialize/internal/config.h"
 
 namespace ferry {
 
@@ -22,7 +22,7 @@ namespace ferry {
 // fresh pool; handles to the old one stay valid until released. At exit the
 // pool is shut down with its pending tasks cancelled. Throws what
 // process_pool's constructor throws.
-FERRY_EXPORT process_pool get_reusable_executor(const pool_options& options = {});
+FERRY_EXECUTOR_EXPORT process_pool get_reusable_executor(const pool_options& options = {});
 
 }  // namespace ferry
 

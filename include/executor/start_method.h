@@ -7,7 +7,7 @@
 
 #include <string_view>
 
-#include "serialize/internal/config.h"
+#include "executor/internal/config.h"
 
 namespace ferry {
 
@@ -29,15 +29,15 @@ enum class start_method {
 };
 
 // "spawn", "fork" or "plugin".
-FERRY_EXPORT const char* to_string(start_method method) noexcept;
+FERRY_EXECUTOR_EXPORT const char* to_string(start_method method) noexcept;
 
 // The start method named "spawn", "fork" or "plugin". Throws
 // std::invalid_argument, listing the valid names, for any other.
-FERRY_EXPORT start_method start_method_from_string(std::string_view name);
+FERRY_EXECUTOR_EXPORT start_method start_method_from_string(std::string_view name);
 
 // The start method named by the environment variable FERRY_START_METHOD, or
 // `fallback` when it is unset or empty. Throws like start_method_from_string.
-FERRY_EXPORT start_method start_method_from_env(start_method fallback = start_method::spawn);
+FERRY_EXECUTOR_EXPORT start_method start_method_from_env(start_method fallback = start_method::spawn);
 
 }  // namespace ferry
 

@@ -20,16 +20,16 @@
 #ifndef FERRY_EXECUTOR_WORKER_H_
 #define FERRY_EXECUTOR_WORKER_H_
 
-#include "serialize/internal/config.h"
+#include "executor/internal/config.h"
 
 namespace ferry {
 
 // In a worker: serves tasks until the pool says stop, then exits the process
 // (never returns). Elsewhere: returns. argc and argv are not used today.
-FERRY_EXPORT void serve_if_worker(int argc, char** argv);
+FERRY_EXECUTOR_EXPORT void serve_if_worker(int argc, char** argv);
 
 // Whether this process is a pool worker.
-FERRY_EXPORT bool is_worker_process() noexcept;
+FERRY_EXECUTOR_EXPORT bool is_worker_process() noexcept;
 
 }  // namespace ferry
 

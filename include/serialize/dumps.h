@@ -37,14 +37,14 @@ namespace ferry {
 namespace detail {
 // Fills in the header of a frame whose payload follows wire::header_size
 // reserved bytes.
-FERRY_EXPORT void seal_frame(std::string& frame);
+FERRY_SERIALIZE_EXPORT void seal_frame(std::string& frame);
 // Checks a frame's header and checksum and returns its payload.
-FERRY_EXPORT std::string_view open_frame(std::string_view frame);
+FERRY_SERIALIZE_EXPORT std::string_view open_frame(std::string_view frame);
 // seal_frame, then the signed magic and the signature appended.
-FERRY_EXPORT void sign_frame(std::string& frame, const signing_key& key);
+FERRY_SERIALIZE_EXPORT void sign_frame(std::string& frame, const signing_key& key);
 // Checks the signature, then as open_frame. `trusted_for_code`: whether the
 // key was given to ferry::trust_signed_code (serialize/module_policy.h).
-FERRY_EXPORT std::string_view open_signed_frame(std::string_view frame, const signing_key& key,
+FERRY_SERIALIZE_EXPORT std::string_view open_signed_frame(std::string_view frame, const signing_key& key,
                                                 bool& trusted_for_code);
 template <class T>
 std::string encode_frame(const T& value) {

@@ -20,7 +20,7 @@
 namespace ferry {
 
 // Base of all ferry errors.
-class FERRY_EXPORT error : public std::runtime_error {
+class FERRY_SERIALIZE_EXPORT error : public std::runtime_error {
  public:
   explicit error(const std::string& message);
   ~error() override;
@@ -28,7 +28,7 @@ class FERRY_EXPORT error : public std::runtime_error {
 
 // The bytes are truncated, corrupt, or of another wire version. offset() is
 // the position in the input where the problem was found.
-class FERRY_EXPORT format_error : public error {
+class FERRY_SERIALIZE_EXPORT format_error : public error {
  public:
   format_error(std::size_t offset, std::string_view problem);
   ~format_error() override;
@@ -40,7 +40,7 @@ class FERRY_EXPORT format_error : public error {
 
 // Base of the errors about the module (executable or shared object) that
 // holds a closure's code. path() is the module path as recorded in the bytes.
-class FERRY_EXPORT module_error : public error {
+class FERRY_SERIALIZE_EXPORT module_error : public error {
  public:
   module_error(std::string path, const std::string& message);
   ~module_error() override;
@@ -52,7 +52,7 @@ class FERRY_EXPORT module_error : public error {
 
 // The module is not loaded and its path is outside every directory or file
 // given to ferry::allow_module. The file was not opened.
-class FERRY_EXPORT module_not_allowed_error : public module_error {
+class FERRY_SERIALIZE_EXPORT module_not_allowed_error : public module_error {
  public:
   explicit module_not_allowed_error(std::string path);
   ~module_not_allowed_error() override;
@@ -60,7 +60,7 @@ class FERRY_EXPORT module_not_allowed_error : public module_error {
 
 // The module is not loaded and no file was found at its path or under an
 // allowed directory.
-class FERRY_EXPORT module_not_found_error : public module_error {
+class FERRY_SERIALIZE_EXPORT module_not_found_error : public module_error {
  public:
   explicit module_not_found_error(std::string path);
   ~module_not_found_error() override;
@@ -70,7 +70,7 @@ class FERRY_EXPORT module_not_found_error : public module_error {
 // build-id differs from the one recorded. Ids are lower-case hex. path() is
 // the path recorded in the bytes; examined() the file whose build-id was
 // read (the last one, when several candidates were), which may be another.
-class FERRY_EXPORT build_id_mismatch_error : public module_error {
+class FERRY_SERIALIZE_EXPORT build_id_mismatch_error : public module_error {
  public:
   build_id_mismatch_error(std::string path, std::string expected_hex, std::string found_hex,
                           std::string examined = {});
@@ -88,7 +88,7 @@ class FERRY_EXPORT build_id_mismatch_error : public module_error {
 // The module file exists and is allowed but cannot be used: it is not an ELF
 // shared object, it is the executable of another program, or the dynamic
 // loader refused it (reason in the message).
-class FERRY_EXPORT module_load_error : public module_error {
+class FERRY_SERIALIZE_EXPORT module_load_error : public module_error {
  public:
   module_load_error(std::string path, std::string_view reason);
   ~module_load_error() override;
@@ -96,7 +96,7 @@ class FERRY_EXPORT module_load_error : public module_error {
 
 // The module was found but registers nothing under the key (or the key names
 // another type than the one recorded).
-class FERRY_EXPORT unknown_key_error : public error {
+class FERRY_SERIALIZE_EXPORT unknown_key_error : public error {
  public:
   unknown_key_error(std::uint64_t key, std::string module_path, std::string_view detail);
   ~unknown_key_error() override;
@@ -109,7 +109,7 @@ class FERRY_EXPORT unknown_key_error : public error {
 };
 
 // The bytes hold a callable of another signature than the one asked for.
-class FERRY_EXPORT type_mismatch_error : public error {
+class FERRY_SERIALIZE_EXPORT type_mismatch_error : public error {
  public:
   type_mismatch_error(std::string_view expected, std::string_view found);
   ~type_mismatch_error() override;
@@ -118,7 +118,7 @@ class FERRY_EXPORT type_mismatch_error : public error {
 // A callable cannot be shipped for a reason only known at run time: its code
 // is not inside any loaded module, its module has no GNU build-id, or a
 // function pointer's target cannot be verified.
-class FERRY_EXPORT not_shippable_error : public error {
+class FERRY_SERIALIZE_EXPORT not_shippable_error : public error {
  public:
   explicit not_shippable_error(const std::string& message);
   ~not_shippable_error() override;
@@ -127,14 +127,14 @@ class FERRY_EXPORT not_shippable_error : public error {
 // Signed bytes (ferry::dumps with a signing_key) did not verify: they were
 // made with another key or changed after signing, or they are not signed
 // but loads was given a key. Nothing in them was decoded.
-class FERRY_EXPORT authentication_error : public error {
+class FERRY_SERIALIZE_EXPORT authentication_error : public error {
  public:
   explicit authentication_error(std::string_view problem);
   ~authentication_error() override;
 };
 
 // An empty ferry::function was called.
-class FERRY_EXPORT bad_function_call : public error {
+class FERRY_SERIALIZE_EXPORT bad_function_call : public error {
  public:
   bad_function_call();
   ~bad_function_call() override;
@@ -142,13 +142,13 @@ class FERRY_EXPORT bad_function_call : public error {
 
 namespace detail {
 // What ferry's templates throw (archive.h, function.h, dumps.h), out of line.
-[[noreturn]] FERRY_EXPORT void throw_truncated(std::size_t offset, std::size_t wanted,
+[[noreturn]] FERRY_SERIALIZE_EXPORT void throw_truncated(std::size_t offset, std::size_t wanted,
                                                std::size_t left);
-[[noreturn]] FERRY_EXPORT void throw_bad_length(std::size_t offset, std::uint64_t length,
+[[noreturn]] FERRY_SERIALIZE_EXPORT void throw_bad_length(std::size_t offset, std::uint64_t length,
                                                 std::size_t left);
-[[noreturn]] FERRY_EXPORT void throw_trailing_bytes(std::size_t offset, std::size_t count);
-[[noreturn]] FERRY_EXPORT void throw_cereal_error(std::size_t offset, const char* what);
-[[noreturn]] FERRY_EXPORT void throw_unserializable_signature(const char* signature);
+[[noreturn]] FERRY_SERIALIZE_EXPORT void throw_trailing_bytes(std::size_t offset, std::size_t count);
+[[noreturn]] FERRY_SERIALIZE_EXPORT void throw_cereal_error(std::size_t offset, const char* what);
+[[noreturn]] FERRY_SERIALIZE_EXPORT void throw_unserializable_signature(const char* signature);
 }  // namespace detail
 
 }  // namespace ferry

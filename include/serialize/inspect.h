@@ -60,10 +60,10 @@ struct inspection {
 // Reads the frame, its module directory and the function record's identity.
 // Throws ferry::format_error when the bytes are not a frame (dumps' or
 // signed) of a ferry::function; never loads a module or runs code.
-FERRY_EXPORT inspection inspect(std::string_view bytes);
+FERRY_SERIALIZE_EXPORT inspection inspect(std::string_view bytes);
 
 // The inspection as a few lines of text, one fact per line.
-FERRY_EXPORT std::string to_string(const inspection& what);
+FERRY_SERIALIZE_EXPORT std::string to_string(const inspection& what);
 
 }  // namespace ferry
 

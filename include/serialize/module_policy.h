@@ -43,10 +43,10 @@ namespace ferry {
 
 // Allows loading modules from path_or_directory. Throws ferry::error if it
 // does not exist.
-FERRY_EXPORT void allow_module(const std::filesystem::path& path_or_directory);
+FERRY_SERIALIZE_EXPORT void allow_module(const std::filesystem::path& path_or_directory);
 
 // The allowed files and directories, resolved to canonical paths.
-FERRY_EXPORT std::vector<std::filesystem::path> allowed_modules();
+FERRY_SERIALIZE_EXPORT std::vector<std::filesystem::path> allowed_modules();
 
 // Searches `directory` for a module by its build-id when the recorded path is
 // missing or holds another build (the same build installed under another
@@ -56,10 +56,10 @@ FERRY_EXPORT std::vector<std::filesystem::path> allowed_modules();
 // and again when the directory changes. A search directory is allowed, as by
 // allow_module; files that resolve outside it (a symlink) are not used.
 // Throws ferry::error if it is not a directory.
-FERRY_EXPORT void add_module_search_path(const std::filesystem::path& directory);
+FERRY_SERIALIZE_EXPORT void add_module_search_path(const std::filesystem::path& directory);
 
 // The search directories, canonical, in the order they were added.
-FERRY_EXPORT std::vector<std::filesystem::path> module_search_paths();
+FERRY_SERIALIZE_EXPORT std::vector<std::filesystem::path> module_search_paths();
 
 // Lets bytes signed with `key` (ferry::loads(bytes, key)) load the modules
 // they name from their recorded paths, as if allowed; a file of another
@@ -67,11 +67,11 @@ FERRY_EXPORT std::vector<std::filesystem::path> module_search_paths();
 // process: whoever has it can make loads run any function of any module
 // whose file is on this machine, as it was built. Unsigned bytes, and bytes
 // under another key, still need the allow-list.
-FERRY_EXPORT void trust_signed_code(const signing_key& key);
+FERRY_SERIALIZE_EXPORT void trust_signed_code(const signing_key& key);
 
 // Forgets every allowance, search directory and trusted key. Modules already
 // loaded stay loaded and usable.
-FERRY_EXPORT void clear_allowed_modules();
+FERRY_SERIALIZE_EXPORT void clear_allowed_modules();
 
 
 }  // namespace ferry

@@ -27,7 +27,7 @@
 
 namespace ferry {
 
-class FERRY_EXPORT signing_key {
+class FERRY_SERIALIZE_EXPORT signing_key {
  public:
   // Shorter keys are refused: they could be guessed.
   static constexpr std::size_t min_size = 16;

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "channel_auth.h"
+#include "executor/channel_auth.h"
 
 #include <cstring>
 

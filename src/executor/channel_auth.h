@@ -17,9 +17,9 @@
 #include <string>
 #include <string_view>
 
-#include "protocol.h"
+#include "executor/protocol.h"
 #include "serialize/error.h"
-#include "../serialize/hmac.h"
+#include "serialize/hmac.h"
 
 namespace ferry::detail {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "cpu_quota_linux.h"
+#include "executor/cpu_quota_linux.h"
 
 namespace ferry {
 

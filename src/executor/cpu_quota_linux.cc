@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "cpu_quota_linux.h"
+#include "executor/cpu_quota_linux.h"
 
 #include <charconv>
 #include <fstream>

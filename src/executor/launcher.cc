@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "launcher.h"
+#include "executor/launcher.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -15,9 +15,9 @@
 #include <filesystem>
 #include <string_view>
 
-#include "process_linux.h"
-#include "protocol.h"
-#include "worker_loop.h"
+#include "executor/process_linux.h"
+#include "executor/protocol.h"
+#include "executor/worker_loop.h"
 
 extern char** environ;
 

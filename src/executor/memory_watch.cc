@@ -1,12 +1,12 @@
 // Copyright ferry authors.
-#include "memory_watch.h"
+#include "executor/memory_watch.h"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
-#include "process_linux.h"
-#include "protocol.h"
+#include "executor/process_linux.h"
+#include "executor/protocol.h"
 
 namespace ferry::detail {
 

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "message_io.h"
+#include "executor/message_io.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "shared_memory_linux.h"
+#include "executor/shared_memory_linux.h"
 
 namespace ferry::detail {
 namespace {

@@ -18,22 +18,23 @@
 #include <string>
 #include <string_view>
 
-#include "channel_auth.h"
+#include "internal/export.h"
+#include "executor/channel_auth.h"
 #include "executor/internal/future_state.h"
-#include "protocol.h"
+#include "executor/protocol.h"
 
 namespace ferry::detail {
 
 // The body of a message, as received: in the reader's memory or mapped from
 // shared memory. A finished task's state holds its result's body.
-class FERRY_EXPORT message_body {
+class FERRY_INTERNAL_EXPORT message_body {
  public:
   virtual ~message_body();
   virtual std::string_view view() const noexcept = 0;
 };
 
 // A body holding `bytes` (one received from elsewhere: the MPI pool).
-FERRY_EXPORT std::shared_ptr<const message_body> make_message_body(std::string bytes);
+FERRY_INTERNAL_EXPORT std::shared_ptr<const message_body> make_message_body(std::string bytes);
 
 struct message {
   protocol::header header;

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "process_linux.h"
+#include "executor/process_linux.h"
 
 #include <fcntl.h>
 #include <sys/prctl.h>

@@ -3,7 +3,7 @@
 // process_pool is a handle on a pool_core (pool_core.h), which does the work.
 #include "executor/process_pool.h"
 
-#include "pool_core.h"
+#include "executor/pool_core.h"
 
 namespace ferry {
 

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "protocol.h"
+#include "executor/protocol.h"
 
 #include <cereal/types/map.hpp>
 #include <cereal/types/string.hpp>
@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "../serialize/executor_support.h"
+#include "serialize/payload_code.h"
 
 namespace ferry::detail::protocol {
 
@@ -38,7 +38,7 @@ std::string encode_hello(std::string_view key, const worker_config& config,
                          std::string_view initializer) {
   std::string body(key);
   output_archive ar(body);
-  ar(config.env, config.allowed_modules, config.module_search_paths, config.max_message_size,
+  ar(config.env, config.policy, config.max_message_size,
      config.shared_memory_threshold, config.max_worker_memory);
   ar.saveBinary(initializer.data(), initializer.size());
   return body;
@@ -55,7 +55,7 @@ std::string_view after_key(std::string_view body) {
 
 hello_reader::hello_reader(std::string_view body)
     : key_(body.substr(0, key_size)), ar_(after_key(body), key_size) {
-  ar_(config_.env, config_.allowed_modules, config_.module_search_paths, config_.max_message_size,
+  ar_(config_.env, config_.policy, config_.max_message_size,
       config_.shared_memory_threshold, config_.max_worker_memory);
 }
 

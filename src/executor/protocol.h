@@ -27,13 +27,15 @@
 #include <string_view>
 #include <vector>
 
+#include "internal/export.h"
 #include "executor/errors.h"
 #include "executor/internal/submit.h"
+#include "executor/policy_snapshot.h"
 #include "serialize/archive.h"
 #include "serialize/error.h"
 #include "serialize/function.h"
 #include "serialize/internal/registry.h"
-#include "../serialize/executor_support.h"
+#include "serialize/payload_code.h"
 
 namespace ferry::detail {
 
@@ -109,15 +111,14 @@ inline constexpr std::size_t key_size = 32;
 
 struct worker_config {
   std::map<std::string, std::string> env;  // set in the worker before the initializer
-  std::vector<std::string> allowed_modules;
-  std::vector<std::string> module_search_paths;
+  policy_snapshot policy;
   std::uint64_t max_message_size = 0;
   std::uint64_t shared_memory_threshold = 0;
   std::uint64_t max_worker_memory = 0;
 };
 
 // The initializer as the hello carries it: a function record.
-FERRY_EXPORT std::string encode_initializer(const function<void()>& initializer);
+FERRY_INTERNAL_EXPORT std::string encode_initializer(const function<void()>& initializer);
 // `initializer`: what encode_initializer returned (an MPI agent passes on
 // the bytes rank 0 encoded, never decoding them itself).
 std::string encode_hello(std::string_view key, const worker_config& config,

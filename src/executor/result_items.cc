@@ -1,9 +1,9 @@
 // Copyright ferry authors.
 #include "executor/internal/result_items.h"
 
-#include "message_io.h"
-#include "protocol.h"
-#include "task_exception.h"
+#include "executor/message_io.h"
+#include "executor/protocol.h"
+#include "executor/task_exception.h"
 
 namespace ferry::detail {
 

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <optional>
 
-#include "../serialize/hmac.h"
+#include "serialize/hmac.h"
 #include "executor/cpu_count.h"
 #include "executor/worker.h"
 #include "serialize/dumps.h"

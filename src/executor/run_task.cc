@@ -1,11 +1,11 @@
 // Copyright ferry authors.
-#include "run_task.h"
+#include "executor/run_task.h"
 
 #include <optional>
 
-#include "protocol.h"
+#include "executor/protocol.h"
 #include "serialize/internal/identity.h"
-#include "task_exception.h"
+#include "executor/task_exception.h"
 
 namespace ferry::detail {
 

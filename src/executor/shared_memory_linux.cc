@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "shared_memory_linux.h"
+#include "executor/shared_memory_linux.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "message_io.h"
-#include "protocol.h"
+#include "executor/message_io.h"
+#include "executor/protocol.h"
 
 namespace ferry::detail {
 namespace {

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "task_exception.h"
+#include "executor/task_exception.h"
 
 #include <cxxabi.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <typeinfo>
 
-#include "../serialize/demangle.h"
+#include "serialize/demangle.h"
 
 namespace ferry::detail {
 namespace {

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "executor/errors.h"
-#include "protocol.h"
+#include "executor/protocol.h"
 
 namespace ferry::detail {
 

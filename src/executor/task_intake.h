@@ -15,6 +15,7 @@
 
 #include "executor/errors.h"
 #include "executor/shutdown_options.h"
+#include "internal/mutex.h"
 
 namespace ferry::detail {
 
@@ -62,6 +63,21 @@ inline std::exception_ptr cancelled_by_shutdown() {
 inline std::exception_ptr stopped_by_shutdown() {
   return std::make_exception_ptr(
       pool_shutdown_error("ferry: the task was stopped because the pool was shut down with kill_running"));
+}
+
+// The first half of shutdown, the same in both pools: closes `intake`
+// (which `mu` guards), wakes the manager, and fails the pending tasks that
+// `how` cancels, after letting go of `mu`. Waiting for the manager is the
+// second half (manager_thread::join, or a caller-driven pool's turns).
+template <class Task, class Wake>
+void close_intake(mutex& mu, task_intake<Task>& intake, const shutdown_options& how, Wake&& wake) {
+  std::deque<Task> cancelled;
+  {
+    mutex_lock lock(mu);
+    cancelled = intake.close(how);
+  }
+  wake();
+  for (Task& t : cancelled) t.state->fail(cancelled_by_shutdown());
 }
 
 }  // namespace ferry::detail

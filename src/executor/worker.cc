@@ -5,10 +5,10 @@
 
 #include <cstdlib>
 
-#include "../serialize/executor_support.h"
-#include "process_linux.h"
-#include "protocol.h"
-#include "worker_loop.h"
+#include "serialize/payload_code.h"
+#include "executor/process_linux.h"
+#include "executor/protocol.h"
+#include "executor/worker_loop.h"
 
 namespace ferry {
 namespace detail {

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "worker_loop.h"
+#include "executor/worker_loop.h"
 
 #include <unistd.h>
 
@@ -10,13 +10,13 @@
 #include <optional>
 #include <string>
 
-#include "memory_watch.h"
-#include "message_io.h"
-#include "process_linux.h"
-#include "protocol.h"
-#include "run_task.h"
+#include "executor/memory_watch.h"
+#include "executor/message_io.h"
+#include "executor/process_linux.h"
+#include "executor/protocol.h"
+#include "executor/run_task.h"
 #include "serialize/module_policy.h"
-#include "task_exception.h"
+#include "executor/task_exception.h"
 
 namespace ferry::detail {
 namespace {
@@ -44,11 +44,7 @@ int worker_loop(int fd) {
     reader.authenticate_with(&*auth);
     const protocol::worker_config& config = in->config();
     for (const auto& [name, value] : config.env) ::setenv(name.c_str(), value.c_str(), 1);
-    for (const std::string& path : config.allowed_modules) allow_module(path);
-    for (const std::string& path : config.module_search_paths) {
-      std::error_code ec;
-      if (std::filesystem::is_directory(path, ec)) add_module_search_path(path);  // else not here
-    }
+    apply_module_policy(config.policy, policy_host::same);
     reader.set_max_body(config.max_message_size);
     shared_memory_threshold = config.shared_memory_threshold;
     memory_limit = config.max_worker_memory;

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "agent.h"
+#include "mpi/agent.h"
 
 #include <unistd.h>
 
@@ -12,13 +12,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../executor/message_io.h"
-#include "../executor/pool_core.h"
-#include "cpu_affinity_linux.h"
-#include "mpi_channel.h"
-#include "mpi_job.h"
-#include "mpi_messages.h"
-#include "module_shipping.h"
+#include "executor/message_io.h"
+#include "executor/local_pool.h"
+#include "mpi/cpu_affinity_linux.h"
+#include "mpi/mpi_channel.h"
+#include "mpi/mpi_job.h"
+#include "mpi/mpi_messages.h"
+#include "mpi/module_shipping.h"
 #include "serialize/module_policy.h"
 
 namespace ferry::detail::mpi {
@@ -27,23 +27,6 @@ namespace {
 // Variables of the MPI launcher that a worker must not inherit: a child
 // that finds them and initializes MPI fails.
 const char* const launcher_variables[] = {"OMPI_*", "PMIX_*", "PMI_*", "HYDRA_*"};
-
-// Rank 0's policy, applied here so that the local pool hands it to its
-// workers; a directory this host lacks is skipped.
-void apply_policy(const agent_config& config) {
-  for (const std::string& path : config.allowed_modules) {
-    try {
-      allow_module(path);
-    } catch (const error&) {
-    }
-  }
-  for (const std::string& dir : config.module_search_paths) {
-    try {
-      add_module_search_path(dir);
-    } catch (const error&) {
-    }
-  }
-}
 
 // Waits for stop, answering it.
 int wait_for_stop(channel& ch) {
@@ -76,17 +59,18 @@ struct shipped_modules_dir {
 
 int serve(channel& ch, agent_config config) {
   job& j = this_job();
-  apply_policy(config);
+  // Rank 0's policy, applied here so that the local pool hands it to its
+  // workers.
+  apply_module_policy(config.policy, policy_host::other);
   shipped_modules_dir shipped;
   add_module_search_path(shipped.path);
   for (const char* v : launcher_variables) config.local.unset_env.emplace_back(v);
   use_every_allowed_cpu();  // the host's pool is this agent's, whatever mpirun bound
-  std::unique_ptr<pool_core> pool;
+  std::shared_ptr<local_pool> pool;
   try {
     // Driven from this loop: a worker's answer reaches MPI without a thread
     // in between.
-    pool = std::make_unique<pool_core>(std::move(config.local), std::move(config.initializer),
-                                       pool_core::driver::caller);
+    pool = local_pool::create(std::move(config.local), std::move(config.initializer));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ferry: the MPI agent on %s could not start its pool: %s\n", j.host.c_str(), e.what());
     ch.send(0, kind::hello, 0, encode_hello({j.host, 0}));
@@ -101,7 +85,7 @@ int serve(channel& ch, agent_config config) {
   bool kill_running = false;
   auto next_heartbeat = std::chrono::steady_clock::now() + heartbeat_interval;
   const auto submit = [&](std::uint64_t id, std::string body) {
-    std::shared_ptr<future_state> state = pool->submit({std::move(body), false, {}});
+    std::shared_ptr<future_state> state = pool->submit_body(std::move(body));
     running.emplace(id, state);
     state->on_done([&done, id] { done.push_back(id); });
   };

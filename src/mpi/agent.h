@@ -1,12 +1,12 @@
 // Copyright ferry authors. Internal: a node agent (agent.cc), what every
 // rank but 0 runs inside serve_if_mpi_agent.
 //
-//   rank 0 ── config ──▶ agent: starts a local pool_core (spawn or plugin)
+//   rank 0 ── config ──▶ agent: starts a local_pool (spawn or plugin)
 //          ◀── hello ──        host and workers
-//          ── task ────▶        pool_core::submit(body) ──▶ local workers
+//          ── task ────▶        local_pool::submit_body ─▶ local workers
 //          ◀── result ──        or failure (worker died, timed out ...)
 //                               (the agent's one thread polls MPI and turns
-//                               the pool, pool_core::driver::caller)
+//                               the pool, local_pool::turn)
 //          ── stop ────▶        shuts the local pool down, returns
 //
 // The agent never decodes a task or loads a module: its workers do. An

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "cpu_affinity_linux.h"
+#include "mpi/cpu_affinity_linux.h"
 
 #include <sched.h>
 

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "module_shipping.h"
+#include "mpi/module_shipping.h"
 
 #include <openssl/sha.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <system_error>
 
-#include "../serialize/executor_support.h"
+#include "serialize/payload_code.h"
 #include "serialize/archive.h"
 #include "serialize/error.h"
 

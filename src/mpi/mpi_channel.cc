@@ -1,11 +1,11 @@
 // Copyright ferry authors.
-#include "mpi_channel.h"
+#include "mpi/mpi_channel.h"
 
 #include <algorithm>
 #include <cstring>
 #include <thread>
 
-#include "../executor/message_io.h"
+#include "executor/message_io.h"
 #include "serialize/error.h"
 
 namespace ferry::detail::mpi {

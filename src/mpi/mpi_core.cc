@@ -1,16 +1,16 @@
 // Copyright ferry authors.
-#include "mpi_core.h"
+#include "mpi/mpi_core.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "../executor/message_io.h"
-#include "../executor/protocol.h"
-#include "../executor/submit_encoding.h"
+#include "executor/message_io.h"
+#include "executor/protocol.h"
+#include "executor/admission.h"
 #include "executor/errors.h"
-#include "mpi_job.h"
-#include "mpi_messages.h"
-#include "module_shipping.h"
+#include "mpi/mpi_job.h"
+#include "mpi/mpi_messages.h"
+#include "mpi/module_shipping.h"
 #include "serialize/module_policy.h"
 
 namespace ferry::detail {
@@ -42,10 +42,9 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
                 "(mpirun -n 2 or more), one more per host than the hosts that only run rank 0");
   channel_ = std::make_unique<mpi::channel>(j.comm, options_.max_piece);
 
-  mpi::agent_config config{options_.local, protocol::encode_initializer(options_.local.initializer), {}, {}};
+  mpi::agent_config config{options_.local, protocol::encode_initializer(options_.local.initializer),
+                           snapshot_module_policy()};
   config.local.initializer = {};
-  for (const auto& p : allowed_modules()) config.allowed_modules.push_back(p.string());
-  for (const auto& p : module_search_paths()) config.module_search_paths.push_back(p.string());
   const std::string body = mpi::encode_config(config);
   for (int r : j.agents) channel_->send(r, mpi::kind::config, 0, body);
 
@@ -80,17 +79,17 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     throw error("ferry: no node agent of the MPI job could start its pool; each said why on its "
                 "standard error");
   std::sort(agents_.begin(), agents_.end(), [](const agent& a, const agent& b) { return a.rank < b.rank; });
-  manager_ = std::thread([this] { run(); });
+  manager_.start([this] { run(); });
 }
 
 mpi_core::~mpi_core() { shutdown({}); }
 
 std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std::uint32_t count) {
-  auto encoded = encode_or_fail(task, count, options_.ship_modules);
+  auto encoded = admit(task, count, options_.local, options_.ship_modules);
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&encoded)) return *failed;
   auto state = std::make_shared<future_state>();
   {
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     auto& e = std::get<protocol::encoded_task>(encoded);
     intake_.pending.push_back({intake_.admit(), std::move(e.body), state, std::move(e.modules)});
   }
@@ -99,20 +98,12 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
 }
 
 void mpi_core::shutdown(shutdown_options how) {
-  std::deque<task> cancelled;
-  {
-    std::lock_guard lock(mu_);
-    cancelled = intake_.close(how);
-  }
-  cv_.notify_one();
-  for (task& t : cancelled) t.state->fail(cancelled_by_shutdown());
-  if (!how.wait) return;
-  std::lock_guard join(join_mu_);
-  if (manager_.joinable()) manager_.join();
+  close_intake(mu_, intake_, how, [this] { cv_.notify_one(); });
+  if (how.wait) manager_.join();
 }
 
 bool mpi_core::is_shutdown() const {
-  std::lock_guard lock(mu_);
+  mutex_lock lock(mu_);
   return intake_.closed();
 }
 
@@ -226,7 +217,7 @@ void mpi_core::check_agents() {
   if (any_left) return;
   std::deque<task> orphans;
   {
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     orphans.swap(intake_.pending);
   }
   for (task& t : orphans)
@@ -248,13 +239,13 @@ void mpi_core::run() {
     std::vector<std::pair<agent*, task>> to_send;
     bool finished = false;
     {
-      std::unique_lock lock(mu_);
+      mutex_lock lock(mu_);
       // Nothing to wait for from the agents: sleep until there is work, but
       // wake each heartbeat interval to take their heartbeats off MPI's
       // queue of unexpected messages, which would otherwise only grow.
       if (in_flight() == 0 && intake_.pending.empty() && !intake_.closed())
-        cv_.wait_for(lock, mpi::heartbeat_interval,
-                     [&] { return !intake_.pending.empty() || intake_.closed(); });
+        cv_.wait_for(lock.native(), mpi::heartbeat_interval,
+                     [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !intake_.pending.empty() || intake_.closed(); });
       kill = intake_.kill_running();
       while (!kill && !intake_.pending.empty()) {
         agent* best = agent_for(intake_.pending.front());

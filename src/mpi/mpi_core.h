@@ -19,18 +19,18 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "executor/internal/submit.h"
 #include "executor/mpi_pool.h"
-#include "../executor/task_intake.h"
-#include "../serialize/executor_support.h"
-#include "mpi_channel.h"
+#include "executor/manager_thread.h"
+#include "executor/task_intake.h"
+#include "internal/mutex.h"
+#include "serialize/payload_code.h"
+#include "mpi/mpi_channel.h"
 
 namespace ferry::detail {
 
@@ -95,12 +95,11 @@ class mpi_core final : public task_queue {
   // The module messages sent to some agents and not yet to all (the manager's).
   std::unordered_map<std::string, std::shared_ptr<const message_body>> module_messages_;
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  task_intake<task> intake_;
+  mutable mutex mu_;
+  std::condition_variable cv_;  // with mu_: work for the manager
+  task_intake<task> intake_ ABSL_GUARDED_BY(mu_);
 
-  std::mutex join_mu_;
-  std::thread manager_;
+  manager_thread manager_;
 };
 
 }  // namespace ferry::detail

@@ -2,7 +2,7 @@
 //
 // serve_if_mpi_agent: MPI's initialization, which rank is which host's
 // agent, and the end of the job.
-#include "mpi_job.h"
+#include "mpi/mpi_job.h"
 
 #include <mpi.h>
 #include <unistd.h>
@@ -14,11 +14,11 @@
 #include <cstdlib>
 #include <vector>
 
-#include "agent.h"
+#include "mpi/agent.h"
 #include "executor/mpi_pool.h"
 #include "executor/worker.h"
-#include "mpi_channel.h"
-#include "mpi_messages.h"
+#include "mpi/mpi_channel.h"
+#include "mpi/mpi_messages.h"
 #include "serialize/error.h"
 
 namespace ferry {

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "mpi_messages.h"
+#include "mpi/mpi_messages.h"
 
 #include <cstring>
 
@@ -36,7 +36,7 @@ std::string encode_config(const agent_config& c) {
      has_timeout, static_cast<std::int64_t>(has_timeout ? o.task_timeout->count() : 0),
      static_cast<std::uint64_t>(o.max_worker_memory), o.env, o.unset_env,
      static_cast<std::uint64_t>(o.max_message_size), static_cast<std::uint64_t>(o.shared_memory_threshold),
-     o.worker_program.string(), c.initializer, c.allowed_modules, c.module_search_paths);
+     o.worker_program.string(), c.initializer, c.policy);
   return out;
 }
 
@@ -50,7 +50,7 @@ agent_config decode_config(std::string_view body) {
   bool has_timeout;
   std::string program;
   ar(max_workers, start, idle_ms, max_tasks, has_timeout, timeout_ms, memory, o.env, o.unset_env,
-     max_message, threshold, program, c.initializer, c.allowed_modules, c.module_search_paths);
+     max_message, threshold, program, c.initializer, c.policy);
   if (ar.remaining() != 0) throw_trailing_bytes(ar.offset(), ar.remaining());
   o.max_workers = max_workers;
   o.start = static_cast<start_method>(start);

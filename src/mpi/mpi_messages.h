@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "executor/policy_snapshot.h"
 #include "executor/pool_options.h"
 
 namespace ferry::detail::mpi {
@@ -19,8 +20,7 @@ namespace ferry::detail::mpi {
 struct agent_config {
   pool_options local;       // but its initializer, which travels encoded:
   std::string initializer;  // protocol::encode_initializer's bytes
-  std::vector<std::string> allowed_modules;
-  std::vector<std::string> module_search_paths;
+  policy_snapshot policy;
 };
 std::string encode_config(const agent_config& config);
 // Throws ferry::format_error.

@@ -3,7 +3,7 @@
 // mpi_pool is a handle on an mpi_core (mpi_core.h), which does the work.
 #include "executor/mpi_pool.h"
 
-#include "mpi_core.h"
+#include "mpi/mpi_core.h"
 
 namespace ferry {
 

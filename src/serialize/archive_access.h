@@ -1,6 +1,6 @@
 // Copyright ferry authors. Internal: the per-payload state that ferry's
 // archives carry for the identity coder (identity.cc) and its queries
-// (executor_support.cc).
+// (payload_code.cc).
 #ifndef FERRY_SRC_SERIALIZE_ARCHIVE_ACCESS_H_
 #define FERRY_SRC_SERIALIZE_ARCHIVE_ACCESS_H_
 

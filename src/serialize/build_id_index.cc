@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "build_id_index.h"
+#include "serialize/build_id_index.h"
 
 #include <sys/stat.h>
 
@@ -7,9 +7,9 @@
 #include <system_error>
 #include <unordered_map>
 
-#include "elf_file.h"
-#include "module.h"
-#include "module_policy_internal.h"
+#include "serialize/elf_file.h"
+#include "serialize/module.h"
+#include "serialize/module_policy_internal.h"
 
 namespace ferry::detail {
 namespace {

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fork_guard.h"
+#include "serialize/fork_guard.h"
 
 namespace ferry::detail {
 

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "crc32c.h"
+#include "serialize/crc32c.h"
 
 #include <nmmintrin.h>
 

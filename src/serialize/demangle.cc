@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "demangle.h"
+#include "serialize/demangle.h"
 
 #include <cxxabi.h>
 

@@ -6,14 +6,14 @@
 
 #include <string>
 
-#include "serialize/internal/config.h"
+#include "internal/export.h"
 
 namespace ferry::detail {
 
 // The demangled form of a mangled name (a type's typeid().name() or a
 // symbol), or the name itself when it is not a mangled C++ name; *ok, when
 // given, says which.
-FERRY_EXPORT std::string demangle(const char* mangled, bool* ok = nullptr);
+FERRY_INTERNAL_EXPORT std::string demangle(const char* mangled, bool* ok = nullptr);
 
 }  // namespace ferry::detail
 

@@ -5,12 +5,12 @@
 #include <cstring>
 #include <string>
 
-#include "crc32c.h"
-#include "frame_check.h"
-#include "module_policy_internal.h"
+#include "serialize/crc32c.h"
+#include "serialize/frame_check.h"
+#include "serialize/module_policy_internal.h"
 #include "serialize/dumps.h"
 #include "serialize/error.h"
-#include "hmac.h"
+#include "serialize/hmac.h"
 #include "serialize/wire_format.h"
 
 namespace ferry::detail {

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "elf_file.h"
+#include "serialize/elf_file.h"
 
 #include <elf.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "demangle.h"
+#include "serialize/demangle.h"
 
 namespace ferry {
 

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "fork_guard.h"
+#include "serialize/fork_guard.h"
 
 #include <pthread.h>
 

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "hmac.h"
+#include "serialize/hmac.h"
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>

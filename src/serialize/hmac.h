@@ -14,13 +14,13 @@
 #include <cstddef>
 #include <string_view>
 
-#include "serialize/internal/config.h"
+#include "internal/export.h"
 
 struct evp_mac_ctx_st;  // OpenSSL's EVP_MAC_CTX
 
 namespace ferry::detail {
 
-class FERRY_EXPORT hmac_sha256 {
+class FERRY_INTERNAL_EXPORT hmac_sha256 {
  public:
   static constexpr std::size_t tag_size = 32;
   using tag = std::array<unsigned char, tag_size>;
@@ -48,7 +48,7 @@ class FERRY_EXPORT hmac_sha256 {
 // messages until it is destroyed at exit (a pool) calls this before it
 // registers its own, so that OpenSSL is torn down after it. Throws
 // ferry::error if OpenSSL cannot provide HMAC.
-FERRY_EXPORT void initialize_crypto();
+FERRY_INTERNAL_EXPORT void initialize_crypto();
 
 }  // namespace ferry::detail
 

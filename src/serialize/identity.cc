@@ -15,12 +15,12 @@
 
 #include <absl/container/flat_hash_set.h>
 
-#include "archive_access.h"
-#include "demangle.h"
-#include "fork_guard.h"
-#include "identity.h"
-#include "module.h"
-#include "registry.h"
+#include "serialize/archive_access.h"
+#include "serialize/demangle.h"
+#include "serialize/fork_guard.h"
+#include "serialize/identity.h"
+#include "serialize/module.h"
+#include "serialize/registry.h"
 #include "serialize/error.h"
 
 namespace ferry::detail {

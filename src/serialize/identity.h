@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "module.h"
+#include "serialize/module.h"
 #include "serialize/archive.h"
 #include "serialize/internal/registry.h"
 #include "serialize/wire_format.h"

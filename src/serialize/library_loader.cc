@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "library_loader.h"
+#include "serialize/library_loader.h"
 #include "serialize/error.h"
 
 namespace ferry::detail {

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "loaded_modules_linux.h"
+#include "serialize/loaded_modules_linux.h"
 
 #include <link.h>
 
@@ -7,8 +7,8 @@
 #include <mutex>
 #include <system_error>
 
-#include "elf_file.h"
-#include "fork_guard.h"
+#include "serialize/elf_file.h"
+#include "serialize/fork_guard.h"
 
 namespace ferry::detail {
 namespace {

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "module.h"
+#include "serialize/module.h"
 
 #include <algorithm>
 #include <deque>
@@ -7,12 +7,12 @@
 #include <optional>
 #include <system_error>
 
-#include "build_id_index.h"
-#include "elf_file.h"
-#include "fork_guard.h"
-#include "library_loader.h"
-#include "loaded_modules_linux.h"
-#include "module_policy_internal.h"
+#include "serialize/build_id_index.h"
+#include "serialize/elf_file.h"
+#include "serialize/fork_guard.h"
+#include "serialize/library_loader.h"
+#include "serialize/loaded_modules_linux.h"
+#include "serialize/module_policy_internal.h"
 #include "serialize/module_policy.h"
 #include "serialize/error.h"
 

@@ -5,8 +5,8 @@
 #include <mutex>
 #include <system_error>
 
-#include "fork_guard.h"
-#include "module_policy_internal.h"
+#include "serialize/fork_guard.h"
+#include "serialize/module_policy_internal.h"
 #include "serialize/error.h"
 
 namespace ferry {

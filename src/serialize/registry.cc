@@ -2,7 +2,7 @@
 //
 // The set of registry entries of every loaded module, keyed by address. It
 // lives in this one shared library so that all modules share it.
-#include "registry.h"
+#include "serialize/registry.h"
 
 #include <cstring>
 #include <mutex>
@@ -12,8 +12,8 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "fork_guard.h"
-#include "module.h"
+#include "serialize/fork_guard.h"
+#include "serialize/module.h"
 
 namespace ferry::detail {
 namespace {

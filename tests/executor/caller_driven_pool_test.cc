@@ -1,7 +1,7 @@
 // Copyright ferry authors.
 //
-// A pool_core driven by the thread that made it (pool_core::driver::caller,
-// what an MPI agent runs): nothing happens between turns, a turn ends as
+// A local pool driven by the thread that made it (local_pool::create, what
+// an MPI agent runs): nothing happens between turns, a turn ends as
 // soon as a worker answers, and crashes, timers and shutdown are handled
 // inside turns. Run once per start method, as executor_test is.
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 
 #include <executor/executor.h>
 
-#include "pool_core.h"
+#include "executor/local_pool.h"
 #include "test_harness.h"
 #include "test_tasks.h"
 
@@ -21,23 +21,23 @@ using namespace std::chrono_literals;
 
 namespace {
 
-using ferry::detail::pool_core;
+using ferry::detail::local_pool;
 using ferry_test::children;
 using ferry_test::expect_error;
 using ferry_test::options;
 
-std::shared_ptr<pool_core> caller_driven(ferry::pool_options o = options(1)) {
-  return std::make_shared<pool_core>(std::move(o), std::string(), pool_core::driver::caller);
+std::shared_ptr<local_pool> caller_driven(ferry::pool_options o = options(1)) {
+  return local_pool::create(std::move(o));
 }
 
 // The pool's API over a caller-driven core, for typed futures.
 struct front : ferry::detail::pool_front {
-  explicit front(std::shared_ptr<pool_core> core) : pool_front(std::move(core)) {}
+  explicit front(std::shared_ptr<local_pool> core) : pool_front(std::move(core)) {}
 };
 
 // Turns the pool until f is ready; false after 30 s.
 template <class Future>
-bool turn_until_ready(pool_core& core, const Future& f) {
+bool turn_until_ready(local_pool& core, const Future& f) {
   const auto deadline = std::chrono::steady_clock::now() + 30s;
   while (!f.ready()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
@@ -149,4 +149,3 @@ TEST_F(CallerDrivenPool, ShutdownWithKillRunningStopsARunningTask) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return ferry_test::run_tests(argc, argv); }

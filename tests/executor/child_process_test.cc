@@ -74,4 +74,3 @@ TEST_F(ChildProcess, GrandchildOutlivingItsTaskDoesNotHoldTheChannel) {
   EXPECT_EQ(held, "") << "the grandchild holds the worker's channel as " << held;
 }
 
-int main(int argc, char** argv) { return ferry_test::run_tests(argc, argv); }

@@ -291,4 +291,3 @@ TEST_F(FaultInjection, ProcessLimitFailsWorkerStartsUntilLifted) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
-int main(int argc, char** argv) { return ferry_test::run_tests(argc, argv); }

@@ -104,4 +104,3 @@ TEST_F(KillStorm, EveryFutureEndsWithItsValueOrItsWorkersDeath) {
   ferry_test::expect_pool_serves(pool);
 }
 
-int main(int argc, char** argv) { return ferry_test::run_tests(argc, argv); }

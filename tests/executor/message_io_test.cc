@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "message_io.h"
+#include "executor/message_io.h"
 
 using ferry::detail::authentication_failure;
 using ferry::detail::channel_auth;

@@ -2,7 +2,7 @@
 //
 // Every executor message kind written and read back by protocol.{h,cc}, and
 // every cut of its bytes refused with a typed error.
-#include "protocol.h"
+#include "executor/protocol.h"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 
 #include <executor/executor.h>
 
-#include "message_io.h"
+#include "executor/message_io.h"
 
 namespace protocol = ferry::detail::protocol;
 
@@ -70,8 +70,8 @@ TEST(Protocol, HeaderWithBadMagicOrOversizedBodyIsRefused) {
 TEST(Protocol, HelloRoundTrip) {
   protocol::worker_config config;
   config.env = {{"A", "1"}, {"B", "two"}};
-  config.allowed_modules = {"/opt/plugins", "/usr/lib/libx.so"};
-  config.module_search_paths = {"/srv/modules"};
+  config.policy.allowed_modules = {"/opt/plugins", "/usr/lib/libx.so"};
+  config.policy.module_search_paths = {"/srv/modules"};
   config.max_message_size = 123456;
   config.shared_memory_threshold = 789;
   config.max_worker_memory = 1u << 30;
@@ -82,8 +82,8 @@ TEST(Protocol, HelloRoundTrip) {
   protocol::hello_reader in(body);
   EXPECT_EQ(in.key(), key);
   EXPECT_EQ(in.config().env, config.env);
-  EXPECT_EQ(in.config().allowed_modules, config.allowed_modules);
-  EXPECT_EQ(in.config().module_search_paths, config.module_search_paths);
+  EXPECT_EQ(in.config().policy.allowed_modules, config.policy.allowed_modules);
+  EXPECT_EQ(in.config().policy.module_search_paths, config.policy.module_search_paths);
   EXPECT_EQ(in.config().max_message_size, 123456u);
   EXPECT_EQ(in.config().shared_memory_threshold, 789u);
   EXPECT_EQ(in.config().max_worker_memory, 1u << 30);
@@ -93,7 +93,7 @@ TEST(Protocol, HelloRoundTrip) {
 TEST(Protocol, HelloCutAnywhereIsRefused) {
   protocol::worker_config config;
   config.env = {{"A", "1"}};
-  config.allowed_modules = {"/opt/plugins"};
+  config.policy.allowed_modules = {"/opt/plugins"};
   const std::string body =
       protocol::encode_hello(std::string(protocol::key_size, 'k'), config, protocol::encode_initializer([] {}));
   expect_every_cut_refused(body, [](std::string_view cut) {

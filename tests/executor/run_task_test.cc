@@ -2,7 +2,7 @@
 //
 // The worker's handling of task messages (run_task), on the internal code
 // itself. Regressions found by tests/fuzz/fuzz_worker live here too.
-#include "run_task.h"
+#include "executor/run_task.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include <executor/executor.h>
 
-#include "protocol.h"
+#include "executor/protocol.h"
 
 namespace protocol = ferry::detail::protocol;
 

@@ -117,8 +117,9 @@ class ExecutorTest : public ::testing::Test {
     // A pool that is gone has reaped every worker it started and closed
     // every descriptor it opened.
     EXPECT_EQ(children(), std::vector<int>{}) << "worker processes left behind";
-    if (!keeps_reusable_pool_)
+    if (!keeps_reusable_pool_) {
       EXPECT_EQ(open_descriptors(), descriptors_) << "descriptors left open";
+    }
   }
   // The process-wide reusable pool outlives a test, with its wake-up descriptor.
   void keeps_reusable_pool() { keeps_reusable_pool_ = true; }

@@ -18,7 +18,7 @@
 
 #include <executor/executor.h>
 
-#include "protocol.h"
+#include "executor/protocol.h"
 
 namespace test_tasks {
 namespace {

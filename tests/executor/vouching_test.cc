@@ -119,4 +119,3 @@ TEST_F(Vouching, WorkersFindAModuleByItsBuildIdInTheSearchDirectories) {
   ferry::clear_allowed_modules();
 }
 
-int main(int argc, char** argv) { return ferry_test::run_tests(argc, argv); }

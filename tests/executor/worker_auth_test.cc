@@ -27,9 +27,9 @@
 #include <executor/executor.h>
 
 #include "../child_output.h"
-#include "message_io.h"
-#include "protocol.h"
-#include "worker_loop.h"
+#include "executor/message_io.h"
+#include "executor/protocol.h"
+#include "executor/worker_loop.h"
 
 namespace protocol = ferry::detail::protocol;
 using ferry::detail::channel_auth;

@@ -7,12 +7,15 @@
 // closures made inside functions of a shared library (tests/executor/
 // test_tasks.cpp) that the agent's workers load by themselves.
 #include <gtest/gtest.h>
+
+#include <string_view>
 #include <sched.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -58,6 +61,21 @@ TEST(MpiPool, RunsEveryClosureRouteOnTheAgentsWorkers) {
   EXPECT_EQ(get_within(cereal_class), 101);
   EXPECT_EQ(get_within(header), 16);
   EXPECT_EQ(get_within(wrapped_pointer), 21);
+}
+
+// The same admission rule as process_pool's (src/executor/admission.h):
+// plugin workers cannot load the main executable, so such a task fails at
+// submit with not_shippable_error and is never sent.
+TEST(MpiPool, MainExecutableCodeUnderPluginIsRefusedAtSubmitAsByTheProcessPool) {
+  ferry::mpi_pool pool(options());
+  auto f = pool.submit([](int x) { return x + 1; }, 1);  // code in this executable
+  if (options().local.start == ferry::start_method::plugin) {
+    ASSERT_TRUE(f.ready()) << "the task was queued instead of refused at submit";
+    auto e = expect_error<ferry::not_shippable_error>([&] { f.get(); });
+    EXPECT_NE(std::string(e.what()).find("main executable"), std::string::npos) << e.what();
+  } else {
+    EXPECT_EQ(get_within(f), 2);
+  }
 }
 
 TEST(MpiPool, ExceptionsArriveAsTheirTypes) {
@@ -264,7 +282,7 @@ std::size_t affinity_count() {
 // Run under `mpirun --bind-to core` (tests/mpi/CMakeLists.txt), which binds
 // every rank, the agent too, to one core: the agent's pool must still get a
 // worker per CPU of the host, and its workers must run on all of them.
-TEST(MpiPool, AnAgentBoundToOneCoreByTheLauncherStillUsesEveryCpuOfItsHost) {
+TEST(MpiPoolBoundToCores, AnAgentBoundToOneCoreByTheLauncherStillUsesEveryCpuOfItsHost) {
   ASSERT_EQ(affinity_count(), 1u) << "run this test under mpirun --bind-to core";
   // What this host allows a process that asks for every CPU, as the agent does.
   cpu_set_t bound;
@@ -287,7 +305,7 @@ TEST(MpiPool, AnAgentBoundToOneCoreByTheLauncherStillUsesEveryCpuOfItsHost) {
   }
 }
 
-TEST(MpiPoolSpawn, AJobOfOneRankSpawnsItsAgentAndRunsTasks) {
+TEST(MpiPoolOneRank, AJobOfOneRankSpawnsItsAgentAndRunsTasks) {
   ferry::mpi_pool_options o = options();
   o.spawn_agents = 1;
   ferry::mpi_pool pool(o);
@@ -302,13 +320,13 @@ TEST(MpiPoolSpawn, AJobOfOneRankSpawnsItsAgentAndRunsTasks) {
   EXPECT_EQ(get_within(after), 42);
 }
 
-TEST(MpiPoolSpawn, SpawningInAJobOfSeveralRanksIsRefused) {
+TEST(MpiPool, SpawningInAJobOfSeveralRanksIsRefused) {
   ferry::mpi_pool_options o = options();
   o.spawn_agents = 1;
   EXPECT_THROW(ferry::mpi_pool{o}, ferry::error);
 }
 
-TEST(MpiPool, AJobOfOneRankWithoutSpawnAgentsIsRefused) {
+TEST(MpiPoolOneRank, AJobOfOneRankWithoutSpawnAgentsIsRefused) {
   try {
     ferry::mpi_pool pool(options());
     FAIL() << "a pool was made with no agent";
@@ -319,7 +337,10 @@ TEST(MpiPool, AJobOfOneRankWithoutSpawnAgentsIsRefused) {
 }
 
 int main(int argc, char** argv) {
-  ferry::serve_if_mpi_agent(argc, argv);
+  // Listing the tests (tests/mpi/discover_tests.cmake) needs no MPI job.
+  bool listing = false;
+  for (int i = 1; i < argc; ++i) listing = listing || std::string_view(argv[i]) == "--gtest_list_tests";
+  if (!listing) ferry::serve_if_mpi_agent(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

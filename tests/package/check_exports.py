@@ -1,42 +1,68 @@
 #!/usr/bin/env python3
-"""Fails when a ferry library exports a ferry symbol that no header declares
-with FERRY_EXPORT: implementation details must stay hidden. The declarations
-are in the public headers (include/), and, for what libferry_serialize
-exports to libferry_executor alone, in the src/ headers that say so; each of
-those is listed, so that the surface shared between the libraries stays in
-view."""
+"""Fails when one of ferry's libraries exports a ferry symbol that is not
+declared for export by that library: implementation details stay hidden.
+
+Each library has its public macro, used in the headers users include
+(include/): FERRY_SERIALIZE_EXPORT, FERRY_EXECUTOR_EXPORT, FERRY_MPI_EXPORT.
+What a library exports for ferry's other libraries alone is declared with
+FERRY_INTERNAL_EXPORT in its own src/ headers, inside ferry::detail; those
+are listed, so that the surface shared between the libraries stays in view.
+
+  check_exports.py ROOT NAME=LIBRARY...   (NAME: serialize, executor or mpi)
+"""
 import pathlib
 import re
 import subprocess
 import sys
 
 root = pathlib.Path(sys.argv[1])
-libraries = sys.argv[2:]
-declared = set()
-headers = list((root / "include").rglob("*.h"))
-shared = sorted(h for h in (root / "src").rglob("*.h") if "FERRY_EXPORT" in h.read_text())
-for h in shared:
-    print(f"exported for ferry's other library: {h.relative_to(root)}")
-for header in headers + shared:
-    text = header.read_text()
-    declared |= set(re.findall(r"(?:class|struct)\s+FERRY_EXPORT\s+(\w+)", text))
-    for decl in re.findall(r"FERRY_EXPORT\b([^;{]*)", text):
-        m = re.search(r"(\w+)\s*\(", decl)
-        if m:
-            declared.add(m.group(1))
+public_macro = {"serialize": "FERRY_SERIALIZE_EXPORT", "executor": "FERRY_EXECUTOR_EXPORT",
+                "mpi": "FERRY_MPI_EXPORT"}
+# Where each library's internal exports are declared.
+internal_dir = {"serialize": "src/serialize", "executor": "src/executor", "mpi": "src/mpi"}
 
+
+def declared(texts, macro):
+    names = set()
+    for text in texts:
+        names |= set(re.findall(r"(?:class|struct)\s+" + macro + r"\s+(\w+)", text))
+        for decl in re.findall(macro + r"\b([^;{]*)", text):
+            m = re.search(r"(\w+)\s*\(", decl)
+            if m:
+                names.add(m.group(1))
+    return names
+
+
+public_texts = [h.read_text() for h in (root / "include").rglob("*.h")]
 problems = []
-for lib in libraries:
-    out = subprocess.run(["nm", "-DC", "--defined-only", lib], capture_output=True, text=True, check=True).stdout
+for arg in sys.argv[2:]:
+    name, lib = arg.split("=", 1)
+    public = declared(public_texts, public_macro[name])
+    headers = sorted(h for h in (root / internal_dir[name]).glob("*.h")
+                     if "FERRY_INTERNAL_EXPORT" in h.read_text())
+    for h in headers:
+        print(f"{name}: exported for ferry's own libraries: {h.relative_to(root)}")
+    internal = declared([h.read_text() for h in headers], "FERRY_INTERNAL_EXPORT")
+    out = subprocess.run(["nm", "-DC", "--defined-only", lib], capture_output=True, text=True,
+                         check=True).stdout
+    count = 0
     for line in out.splitlines():
         symbol = line.split(" ", 2)[-1]
-        name = re.sub(r"^(typeinfo name for|typeinfo for|vtable for)\s+", "", symbol)
-        if not name.startswith("ferry::"):
+        sym = re.sub(r"^(typeinfo name for|typeinfo for|vtable for)\s+", "", symbol)
+        if not sym.startswith("ferry::"):
             continue  # std:: template instances and the like
-        qualified = re.sub(r"\[abi:\w+\]", "", name.split("(")[0])
-        parts = [p for p in re.split(r"::", re.sub(r"<.*>", "", qualified)) if p]
-        if not any(p.lstrip("~") in declared for p in parts[1:]):
-            problems.append(f"{lib}: exports {symbol}")
+        count += 1
+        qualified = re.sub(r"\[abi:\w+\]", "", sym.split("(")[0])
+        parts = [p.lstrip("~") for p in re.split(r"::", re.sub(r"<.*>", "", qualified)) if p]
+        if any(p in public for p in parts[1:]):
+            continue
+        if any(p in internal for p in parts[1:]):
+            if parts[1] != "detail":
+                problems.append(f"{lib}: {symbol} is an internal export outside ferry::detail")
+            continue
+        problems.append(f"{lib}: exports {symbol}, which no {name} header declares for export")
+    if count == 0:
+        problems.append(f"{lib}: exports no ferry symbol at all (is it the {name} library?)")
 for p in problems:
     print(p)
 print(f"{len(problems)} undeclared exports")

@@ -14,7 +14,7 @@
 #include <mutex>
 #include <vector>
 
-#include "serialize/internal/config.h"
+#include "executor/internal/config.h"
 
 namespace ferry::detail {
 
@@ -22,7 +22,7 @@ namespace ferry::detail {
 class message_body;
 
 // The untyped state shared by a future and the pool.
-class FERRY_EXPORT future_state {
+class FERRY_EXECUTOR_EXPORT future_state {
  public:
   future_state();
   ~future_state();

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "executor/internal/config.h"
 #include "executor/future.h"
 #include "executor/internal/submit.h"
 #include "executor/ordered_results.h"
@@ -23,7 +24,7 @@
 
 namespace ferry::detail {
 
-class FERRY_EXPORT pool_front {
+class FERRY_EXECUTOR_EXPORT pool_front {
  public:
   // Runs f(args...) in a worker. f: any shippable callable; args and result
   // cereal-serializable and default-constructible (the result may be

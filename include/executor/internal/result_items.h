@@ -9,9 +9,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "executor/internal/config.h"
 #include "executor/internal/future_state.h"
 #include "serialize/archive.h"
-#include "serialize/internal/config.h"
 
 namespace ferry::detail {
 
@@ -19,16 +19,16 @@ namespace ferry::detail {
 // task, and returns the items of its result, one per input (each lives as
 // long as the state). Throws ferry::error if the result does not hold
 // `expected` items.
-FERRY_EXPORT std::vector<std::string_view> result_items(const future_state& state,
+FERRY_EXECUTOR_EXPORT std::vector<std::string_view> result_items(const future_state& state,
                                                         std::uint32_t expected);
 
 // The bytes of an item's value; throws the task's exception if the item
 // holds one instead (see executor/errors.h for which type).
-FERRY_EXPORT std::string_view item_value(std::string_view item);
+FERRY_EXECUTOR_EXPORT std::string_view item_value(std::string_view item);
 
 // Throws the exception being handled as a ferry::serialization_error of
 // phase loading_result (call inside a catch block).
-[[noreturn]] FERRY_EXPORT void throw_as_loading_result_error();
+[[noreturn]] FERRY_EXECUTOR_EXPORT void throw_as_loading_result_error();
 
 template <class T>
 T read_item(std::string_view item) {

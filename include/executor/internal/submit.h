@@ -8,11 +8,11 @@
 #include <memory>
 #include <type_traits>
 
+#include "executor/internal/config.h"
 #include "executor/internal/future_state.h"
 #include "executor/shutdown_options.h"
 #include "serialize/archive.h"
 #include "serialize/function.h"
-#include "serialize/internal/config.h"
 #include "serialize/internal/shippable.h"
 
 namespace ferry::detail {
@@ -61,7 +61,7 @@ class task_writer {
 
 // Where a pool's front (pool_front.h) hands its tasks: the pool itself.
 // Thread-safety: every member may be called from any thread.
-class FERRY_EXPORT task_queue {
+class FERRY_EXECUTOR_EXPORT task_queue {
  public:
   virtual ~task_queue();
   // Encodes a task of `count` items and queues it. When the task cannot be

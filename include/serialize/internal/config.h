@@ -6,7 +6,7 @@
 
 // ferry's libraries are built with hidden visibility; what users call is
 // exported explicitly.
-#define FERRY_EXPORT __attribute__((visibility("default")))
+#define FERRY_SERIALIZE_EXPORT __attribute__((visibility("default")))
 
 // Per-module objects (the registration of a closure type) must never be
 // merged across modules by the dynamic linker, see docs/design.md.

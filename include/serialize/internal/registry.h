@@ -36,7 +36,7 @@ class callable_any {
   virtual void call_serialized(input_archive& in, output_archive& out, call_stage& stage) const = 0;
 };
 
-struct FERRY_EXPORT registry_entry {
+struct FERRY_SERIALIZE_EXPORT registry_entry {
   using make_fn = callable_any* (*)(input_archive&);
   using make_from_code_fn = callable_any* (*)(const void* code);
 

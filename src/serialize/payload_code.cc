@@ -1,14 +1,14 @@
 // Copyright ferry authors.
-#include "executor_support.h"
+#include "serialize/payload_code.h"
 
-#include "archive_access.h"
-#include "demangle.h"
-#include "registry.h"
+#include "serialize/archive_access.h"
+#include "serialize/demangle.h"
+#include "serialize/registry.h"
 #include "serialize/error.h"
-#include "elf_file.h"
-#include "identity.h"
-#include "loaded_modules_linux.h"
-#include "module.h"
+#include "serialize/elf_file.h"
+#include "serialize/identity.h"
+#include "serialize/loaded_modules_linux.h"
+#include "serialize/module.h"
 #include "serialize/internal/identity.h"
 
 namespace ferry::detail {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "internal/export.h"
 #include "serialize/archive.h"
-#include "serialize/internal/config.h"
 #include "serialize/internal/registry.h"
 
 namespace ferry::detail {
@@ -17,11 +17,11 @@ namespace ferry::detail {
 // Reads a ferry::function of any signature (tag, identity, state), as a
 // worker that does not know the task's types must; null for an empty one.
 // Throws like ferry::loads.
-FERRY_EXPORT std::shared_ptr<const callable_any> load_any_function(input_archive& ar);
+FERRY_INTERNAL_EXPORT std::shared_ptr<const callable_any> load_any_function(input_archive& ar);
 
 // Whether the payload written so far names code that only the main
 // executable has: a process running another program cannot load it.
-FERRY_EXPORT bool names_main_program(output_archive& ar);
+FERRY_INTERNAL_EXPORT bool names_main_program(output_archive& ar);
 
 // A module that a payload written so far names.
 struct module_file {
@@ -29,16 +29,16 @@ struct module_file {
   std::string build_id;  // raw
   bool main_program;     // this process's executable
 };
-FERRY_EXPORT std::vector<module_file> modules_named(output_archive& ar);
+FERRY_INTERNAL_EXPORT std::vector<module_file> modules_named(output_archive& ar);
 
 // The raw GNU build-id of the ELF file at `path`, empty if it has none.
 // Throws ferry::module_load_error when the file cannot be read as a 64-bit
 // ELF object.
-FERRY_EXPORT std::string file_build_id(const std::string& path);
+FERRY_INTERNAL_EXPORT std::string file_build_id(const std::string& path);
 
 // Whether this process's executable imports the dynamic symbol `mangled`
 // (it calls that function of a shared library). False if it cannot tell.
-FERRY_EXPORT bool program_imports(const char* mangled) noexcept;
+FERRY_INTERNAL_EXPORT bool program_imports(const char* mangled) noexcept;
 
 }  // namespace ferry::detail
 

@@ -1,0 +1,137 @@
+// Copyright ferry authors.
+#include "executor/worker_slot.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+
+#include "executor/protocol.h"
+
+namespace ferry::detail {
+
+worker_slot::worker_slot(pid_t pid, int socket, int pidfd, std::string_view key, std::size_t max_body)
+    : pid_(pid), socket_(socket), pidfd_(pidfd), auth_(key, channel_auth::side::pool), reader_(max_body) {
+  reader_.authenticate_with(&auth_);
+}
+
+worker_slot::~worker_slot() {
+  if (socket_ >= 0) ::close(socket_);
+  if (pidfd_ >= 0) ::close(pidfd_);
+}
+
+void worker_slot::close_socket() {
+  if (socket_ < 0) return;
+  ::close(socket_);
+  socket_ = -1;
+  closed_at_ = clock::now();
+}
+
+void worker_slot::send_hello(const std::string& body, std::size_t shared_memory_threshold) {
+  write_message(socket_, nullptr, protocol::kind::hello, 0, body, shared_memory_threshold);
+}
+
+bool worker_slot::send_task(pool_task t, std::size_t shared_memory_threshold) {
+  try {
+    write_message(socket_, &auth_, protocol::kind::task, t.id, t.body, shared_memory_threshold);
+  } catch (const protocol_error& e) {
+    // The worker is gone. If the task was to run at once, whether it reached
+    // the worker is unknown: it fails rather than risk running twice (policy
+    // in docs/api/executor.md). Queued behind another, it is sent elsewhere.
+    in_flight_.push_back(std::move(t));
+    kill(std::string("closed its connection before it received the task (") + e.what() + ")");
+    return false;
+  }
+  // A task that runs at once no longer needs its body; one queued behind
+  // another keeps it until it starts, to be sent elsewhere if the worker
+  // dies first.
+  if (in_flight_.empty()) {
+    t.body = std::string();
+    since_ = clock::now();
+  }
+  phase_ = phase::busy;
+  ++tasks_sent_;
+  in_flight_.push_back(std::move(t));
+  return true;
+}
+
+void worker_slot::retire() {
+  phase_ = phase::retiring;
+  try {
+    write_message(socket_, &auth_, protocol::kind::exit, 0, {});
+  } catch (const protocol_error&) {
+    ::kill(pid_, SIGKILL);
+  }
+}
+
+void worker_slot::kill(std::string why) {
+  if (failure_.empty()) failure_ = std::move(why);
+  ::kill(pid_, SIGKILL);
+  phase_ = phase::retiring;
+}
+
+void worker_slot::kill_for_timeout() {
+  timed_out_ = true;
+  ::kill(pid_, SIGKILL);
+}
+
+void worker_slot::kill_for_shutdown() {
+  stopped_by_shutdown_ = true;
+  ::kill(pid_, SIGKILL);
+}
+
+void worker_slot::became_ready(clock::time_point now) {
+  if (phase_ != phase::starting) return;
+  phase_ = phase::idle;
+  since_ = now;
+}
+
+pool_task worker_slot::finish_front(clock::time_point now) {
+  pool_task done = std::move(in_flight_.front());
+  in_flight_.pop_front();
+  if (!in_flight_.empty()) in_flight_.front().body = std::string();  // started
+  ++tasks_done_;
+  since_ = now;  // the next task starts now, or idleness does
+  if (phase_ == phase::busy && in_flight_.empty()) phase_ = phase::idle;
+  return done;
+}
+
+void worker_slot::read(const message_handler& on_message) {
+  if (socket_ < 0) return;
+  try {
+    for (;;) {
+      const auto got = reader_.fill(socket_, true);
+      while (std::optional<message> m = reader_.next()) on_message(*this, *m);
+      if (got == message_reader::fill_result::end) {
+        // Normally the process is exiting; the exit_grace deadline kills it
+        // if not.
+        close_socket();
+        return;
+      }
+      if (got == message_reader::fill_result::nothing) return;
+    }
+  } catch (const protocol_error& e) {
+    close_socket();
+    kill(std::string("was killed by the pool after a protocol error: ") + e.what());
+  } catch (const authentication_failure& e) {
+    // Whatever wrote that message may have written others: nothing more is
+    // read from this worker.
+    close_socket();
+    kill(std::string("was killed by the pool as compromised: ") + e.what());
+  }
+}
+
+exit_facts worker_slot::reap(const message_handler& on_message) {
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  read(on_message);  // a result written just before exiting
+  close_socket();
+  ::close(pidfd_);
+  pidfd_ = -1;
+  reaped_ = true;
+  return {pid_, status, phase_ == phase::starting, timed_out_, stopped_by_shutdown_, failure_, start_failure_};
+}
+
+}  // namespace ferry::detail

@@ -1,0 +1,153 @@
+// Copyright ferry authors. Internal: one worker of a pool_core, as its
+// manager sees it: the process and its channel, where it is in its life,
+// the tasks it was sent, and the deadlines it is under.
+//
+//   starting ──ready──▶ idle ◀──result── busy
+//       │                │ ──task──────▶  │
+//       └──── kill / retire / exit ───────┴──▶ retiring ──exit──▶ reaped
+//
+// Thread-safety: none; the pool's manager alone uses a slot.
+#ifndef FERRY_SRC_EXECUTOR_WORKER_SLOT_H_
+#define FERRY_SRC_EXECUTOR_WORKER_SLOT_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "executor/channel_auth.h"
+#include "executor/internal/future_state.h"
+#include "executor/message_io.h"
+#include "executor/worker_exit.h"
+
+namespace ferry::detail {
+
+// A task from submit until it finishes.
+struct pool_task {
+  std::uint64_t id;
+  std::string body;  // kept until the task runs, while it may be sent elsewhere
+  std::shared_ptr<future_state> state;
+  bool started = false;  // state->start() done: requeued after its worker died unstarted
+};
+
+class worker_slot {
+ public:
+  using clock = std::chrono::steady_clock;
+  enum class phase { starting, idle, busy, retiring };
+
+  // What a deadline, once passed, makes the pool do.
+  enum class deadline {
+    exit_grace,     // its channel closed and its process lives on: kill it
+    start_timeout,  // it never said ready: kill it
+    task_timeout,   // its task ran past pool_options::task_timeout: kill it
+    idle_timeout,   // idle past pool_options::idle_timeout: retire it
+  };
+  struct limits {
+    std::optional<std::chrono::milliseconds> task_timeout;
+    std::chrono::milliseconds idle_timeout;
+  };
+  // A worker whose socket closed while its process lives on (a task that
+  // ran exec, or closed the descriptor) has this long to exit.
+  static constexpr std::chrono::milliseconds exit_grace{1000};
+
+  worker_slot(pid_t pid, int socket, int pidfd, std::string_view key, std::size_t max_body);
+  ~worker_slot();  // closes the socket and the pidfd
+  worker_slot(const worker_slot&) = delete;
+  worker_slot& operator=(const worker_slot&) = delete;
+
+  pid_t pid() const { return pid_; }
+  int socket() const { return socket_; }  // -1 once closed
+  int pidfd() const { return pidfd_; }
+  phase state() const { return phase_; }
+  bool alive() const { return phase_ != phase::retiring; }
+  bool ready() const { return phase_ == phase::idle || phase_ == phase::busy; }
+  bool timed_out() const { return timed_out_; }
+  std::size_t tasks_sent() const { return tasks_sent_; }
+  bool reaped() const { return reaped_; }
+
+  // Sent and not answered, in order: the front one is running, the others
+  // wait in the socket (pool_core::dispatch pipelines).
+  std::deque<pool_task>& in_flight() { return in_flight_; }
+  const std::deque<pool_task>& in_flight() const { return in_flight_; }
+
+  // Each deadline this worker is under now, as f(deadline, time_point): the
+  // one list that both enforcing timers and computing the next wake-up read.
+  template <class F>
+  void each_deadline(const limits& l, F&& f) const {
+    if (socket_ < 0 && failure_.empty() && !reaped_) f(deadline::exit_grace, closed_at_ + exit_grace);
+    if (phase_ == phase::starting && failure_.empty())
+      f(deadline::start_timeout, since_ + start_timeout_);
+    if (phase_ == phase::busy && l.task_timeout && !timed_out_)
+      f(deadline::task_timeout, since_ + *l.task_timeout);
+    if (phase_ == phase::idle) f(deadline::idle_timeout, since_ + l.idle_timeout);
+  }
+
+  // Writes the hello, the one message sent unsigned (it carries the key).
+  // Throws what write_message throws.
+  void send_hello(const std::string& body, std::size_t shared_memory_threshold);
+  // Sends t; on failure the worker is killed and t kept in flight (the
+  // caller's death handling decides its fate). Returns whether it was sent.
+  bool send_task(pool_task t, std::size_t shared_memory_threshold);
+  // Asks the worker to exit after its current task; kills it if it cannot
+  // be asked.
+  void retire();
+  // SIGKILL; `why` becomes the cause its task reports, unless one was set.
+  void kill(std::string why);
+  void kill_for_timeout();
+  void kill_for_shutdown();
+  bool stopped_by_shutdown() const { return stopped_by_shutdown_; }
+
+  // Reads what the worker wrote and hands each message to `on_message`,
+  // which may throw protocol_error for one it did not expect; that, or an
+  // authentication failure, kills the worker and nothing more is read from
+  // it. Returns once nothing more is buffered or the channel ended.
+  using message_handler = std::function<void(worker_slot&, message&)>;
+  void read(const message_handler& on_message);
+
+  // Its exit became known (the pidfd is readable): reaps it, reading first
+  // any result written just before it exited, and returns what the pool
+  // knew of it. Its tasks stay in in_flight for the caller.
+  exit_facts reap(const message_handler& on_message);
+
+  // The state machine's transitions on what the worker said.
+  void became_ready(clock::time_point now);
+  void start_failed(std::string what) { start_failure_ = std::move(what); }
+  // The front task finished: it leaves in_flight, the next one (if any) runs.
+  pool_task finish_front(clock::time_point now);
+  // It will exit by itself (over its memory limit): it reads nothing more.
+  void exiting_by_itself() { phase_ = phase::retiring; }
+
+  std::size_t tasks_done() const { return tasks_done_; }
+
+ private:
+  static constexpr std::chrono::seconds start_timeout_{30};
+  void close_socket();
+
+  pid_t pid_;
+  int socket_;
+  int pidfd_;
+  channel_auth auth_;
+  message_reader reader_;
+  phase phase_ = phase::starting;
+  std::deque<pool_task> in_flight_;
+  clock::time_point since_ = clock::now();  // of the current phase, or of the front task
+  std::size_t tasks_sent_ = 0;
+  std::size_t tasks_done_ = 0;
+  clock::time_point closed_at_;  // when the socket closed
+  bool timed_out_ = false;
+  bool stopped_by_shutdown_ = false;
+  bool reaped_ = false;
+  std::string failure_;        // why the pool killed it
+  std::string start_failure_;  // why it could not start (its start_failed message)
+};
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_EXECUTOR_WORKER_SLOT_H_

@@ -1,0 +1,130 @@
+// Copyright ferry authors.
+//
+// Failures reach the one future they belong to: exceptions keep their types,
+// a crash, a kill or an exit fails only its task, and tasks that never ran
+// are run elsewhere.
+// Run once per start method (FERRY_TEST_START), and again at -O0.
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <executor/executor.h>
+
+#include "test_harness.h"
+#include "test_tasks.h"
+
+using namespace std::chrono_literals;
+
+using ferry_test::children;
+using ferry_test::method;
+using ferry_test::expect_error;
+using ferry_test::options;
+using Executor = ferry_test::ExecutorTest;
+
+TEST_F(Executor, StdExceptionsKeepTheirType) {
+  ferry::process_pool pool(options());
+  auto run = [&](const char* kind) { return pool.submit(test_tasks::throw_std(), std::string(kind)); };
+  EXPECT_THROW(run("runtime_error").get(), std::runtime_error);
+  EXPECT_THROW(run("invalid_argument").get(), std::invalid_argument);
+  EXPECT_THROW(run("out_of_range").get(), std::out_of_range);
+  EXPECT_THROW(run("overflow_error").get(), std::overflow_error);
+  EXPECT_THROW(run("bad_alloc").get(), std::bad_alloc);
+  try {
+    run("logic_error").get();
+    FAIL();
+  } catch (const std::logic_error& e) {
+    EXPECT_EQ(typeid(e), typeid(std::logic_error));
+    EXPECT_STREQ(e.what(), "lg");
+  }
+}
+
+TEST_F(Executor, OtherExceptionsAreTaskErrors) {
+  ferry::process_pool pool(options());
+  auto custom = expect_error<ferry::task_error>([&] { pool.submit(test_tasks::throw_custom()).get(); });
+  EXPECT_EQ(custom.type_name(), "test_tasks::(anonymous namespace)::custom_error");
+  EXPECT_EQ(custom.message(), "custom failure");
+  auto thrown_int = expect_error<ferry::task_error>([&] { pool.submit(test_tasks::throw_int()).get(); });
+  EXPECT_EQ(thrown_int.type_name(), "int");
+}
+
+TEST_F(Executor, NestedExceptionsKeepTheInnerMessage) {
+  ferry::process_pool pool(options(1));
+  auto e = expect_error<ferry::task_error>([&] { pool.submit(test_tasks::throw_nested()).get(); });
+  EXPECT_EQ(e.type_name(), "std::runtime_error");
+  EXPECT_EQ(e.message(), "outer: inner cause");
+}
+
+TEST_F(Executor, CrashesFailOnlyTheirTask) {
+  ferry::process_pool pool(options());
+  const std::pair<const char*, const char*> crashes[] = {
+      {"abort", "signal 6 (SIGABRT)"}, {"segv", "signal 11 (SIGSEGV)"}, {"exit3", "exited with code 3"}};
+  for (const auto& [how, cause] : crashes) {
+    auto slow = pool.submit(test_tasks::sleep_ms(), 200);
+    auto e = expect_error<ferry::worker_died_error>(
+        [&] { pool.submit(test_tasks::crash(), std::string(how)).get(); });
+    EXPECT_NE(std::string(e.what()).find(cause), std::string::npos) << e.what();
+    EXPECT_GT(slow.get(), 0);                              // the other task completed
+    EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);  // and the pool serves
+  }
+}
+
+TEST_F(Executor, WorkerKilledFromOutside) {
+  ferry::process_pool pool(options(1));
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
+  const std::vector<int> pids = pool.worker_pids();
+  ASSERT_EQ(pids.size(), 1u);
+  auto victim = pool.submit(test_tasks::sleep_ms(), 10'000);
+  std::this_thread::sleep_for(100ms);
+  ::kill(pids[0], SIGKILL);
+  auto e = expect_error<ferry::worker_died_error>([&] { victim.get(); });
+  EXPECT_EQ(e.pid(), pids[0]);
+  EXPECT_NE(std::string(e.what()).find("SIGKILL"), std::string::npos) << e.what();
+  EXPECT_NE(pool.submit(test_tasks::pid()).get(), pids[0]);
+}
+
+TEST_F(Executor, OutOfMemoryWorkerDies) {
+  SKIP_UNDER_SANITIZER();
+  ferry::process_pool pool(options(1));
+  auto e = expect_error<ferry::worker_died_error>([&] { pool.submit(test_tasks::exhaust_memory()).get(); });
+  EXPECT_NE(std::string(e.what()).find("SIGABRT"), std::string::npos) << e.what();
+  EXPECT_EQ(pool.submit(test_tasks::add(), 2, 2).get(), 4);
+}
+
+TEST_F(Executor, ExitInATaskIsAWorkerDeath) {
+  ferry::process_pool pool(options(1));
+  for (auto [how, cause] : {std::pair{"exit0", "exited with code 0"}, std::pair{"_exit0", "exited with code 0"},
+                            std::pair{"_exit42", "exited with code 42"}}) {
+    auto e = expect_error<ferry::worker_died_error>([&] { pool.submit(test_tasks::exit_with(), std::string(how)).get(); });
+    EXPECT_EQ(e.cause(), cause) << how;
+    EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
+  }
+}
+
+// A task queued behind a running one in a worker that dies never started:
+// it runs on the replacement, and only the running task fails.
+TEST_F(Executor, TaskQueuedInADyingWorkerRunsElsewhere) {
+  ferry::process_pool pool(options(1));
+  auto running = pool.submit(test_tasks::sleep_ms(), 10'000);
+  auto queued = pool.submit(test_tasks::pid());  // sent behind it
+  std::this_thread::sleep_for(100ms);
+  const std::vector<int> pids = pool.worker_pids();
+  ASSERT_EQ(pids.size(), 1u);
+  ::kill(pids[0], SIGKILL);
+  expect_error<ferry::worker_died_error>([&] { running.get(); });
+  const int ran_in = queued.get();
+  EXPECT_GT(ran_in, 0);
+  EXPECT_NE(ran_in, pids[0]);
+}
+

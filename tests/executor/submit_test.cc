@@ -1,0 +1,172 @@
+// Copyright ferry authors.
+//
+// What can be submitted, and where its code is found: every shippable kind,
+// functions and closures named by the module that has them, code a plugin
+// worker cannot load, messages too large, many threads at once.
+// Run once per start method (FERRY_TEST_START), and again at -O0.
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <executor/executor.h>
+
+#include "test_harness.h"
+#include "test_tasks.h"
+
+using namespace std::chrono_literals;
+
+using ferry_test::children;
+using ferry_test::method;
+using ferry_test::expect_error;
+using ferry_test::options;
+using Executor = ferry_test::ExecutorTest;
+
+TEST_F(Executor, SubmitsEveryShippableKind) {
+  ferry::process_pool pool(options());
+  EXPECT_EQ(pool.submit(test_tasks::add(), 2, 3).get(), 5);
+  EXPECT_EQ(pool.submit(test_tasks::scale(7), 6).get(), 42);
+  EXPECT_EQ(pool.submit(test_tasks::greet("hello"), std::string("ferry")).get(), "hello, ferry");
+  EXPECT_DOUBLE_EQ(pool.submit(test_tasks::sum({1.5, 2.5})).get(), 4.0);
+  EXPECT_EQ(pool.submit(test_tasks::negate_pointer(), 9).get(), -9);
+  EXPECT_EQ(pool.submit(test_tasks::offset_by(100), 1).get(), 101);
+  pool.submit(test_tasks::discard(), 1).get();  // void
+}
+
+// A function pointer is named by its target's module, wherever it was
+// wrapped: this program wraps a pointer into the tasks' library, and even a
+// plugin worker, which cannot load this program, runs it.
+TEST_F(Executor, LibraryFunctionWrappedByTheProgramRunsUnderEveryStartMethod) {
+  ferry::process_pool pool(options(1));
+  const ferry::function<int(int)> f = &test_tasks::triple;
+  EXPECT_EQ(pool.submit(f, 5).get(), 15);
+  EXPECT_EQ(pool.submit(&test_tasks::triple, 7).get(), 21);
+}
+
+// A closure type whose name is unique in a program (here made by an inline
+// function of a header) names every module that registers it, so a plugin
+// worker, which cannot load this program, runs this program's copy from the
+// library's.
+TEST_F(Executor, HeaderDefinedClosureWrappedByTheProgramRunsUnderEveryStartMethod) {
+  ferry::process_pool pool(options(1));
+  EXPECT_EQ(pool.submit(test_tasks::header_closure(3), 5).get(), 16);
+  EXPECT_EQ(pool.submit(test_tasks::header_closure_from_library(4), 5).get(), 21);
+}
+
+// A worker that does not know the signature (ferry-worker) calls a function
+// pointer through a module that wraps pointers of that signature; where none
+// does, the task fails saying what to do.
+TEST_F(Executor, PointerOfASignatureNoLoadedModuleCallsFailsSayingWhatToDo) {
+  ferry::process_pool pool(options(1));
+  auto f = pool.submit(&test_tasks::halve, 3.0);
+  if (method() != ferry::start_method::plugin) {
+    EXPECT_DOUBLE_EQ(f.get(), 1.5);
+    return;
+  }
+  auto e = expect_error<ferry::serialization_error>([&] { f.get(); });
+  EXPECT_EQ(e.where(), ferry::serialization_error::phase::loading_task);
+  EXPECT_EQ(e.type_name(), "ferry::not_shippable_error");
+  EXPECT_NE(e.message().find("wrap the call in a capture-less lambda"), std::string::npos) << e.message();
+}
+
+TEST_F(Executor, MainExecutableCodeUnderPlugin) {
+  ferry::process_pool pool(options(1));
+  auto f = pool.submit([](int x) { return x + 1; }, 1);  // code in this executable
+  if (method() == ferry::start_method::plugin) {
+    auto e = expect_error<ferry::not_shippable_error>([&] { f.get(); });
+    EXPECT_NE(std::string(e.what()).find("main executable"), std::string::npos) << e.what();
+  } else {
+    EXPECT_EQ(f.get(), 2);
+  }
+}
+
+TEST_F(Executor, TenThousandTasksFromEightThreads) {
+  ferry::process_pool pool(options());
+  std::atomic<int> correct{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<ferry::future<int>> futures;
+      for (int i = 0; i < 1250; ++i) futures.push_back(pool.submit(test_tasks::add(), t, i));
+      for (int i = 0; i < 1250; ++i) correct += futures[i].get() == t + i;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(correct.load(), 10000);
+}
+
+TEST_F(Executor, LargeArgumentsAndResultsUseSharedMemory) {
+  ferry::process_pool pool(options(1));
+  std::string big(3u << 20, 'x');
+  big[12345] = 'y';
+  EXPECT_EQ(pool.submit(test_tasks::echo(), big).get(), big);
+  EXPECT_EQ(pool.submit(test_tasks::length(), big).get(), big.size());
+}
+
+TEST_F(Executor, OversizedMessageFailsItsTask) {
+  ferry::pool_options o = options(1);
+  o.max_message_size = 1u << 20;
+  ferry::process_pool pool(o);
+  // Refused before sending; only that task fails.
+  auto big = pool.submit(test_tasks::length(), std::string(2u << 20, 'x'));
+  auto e = expect_error<ferry::error>([&] { big.get(); });
+  EXPECT_NE(std::string(e.what()).find("max_message_size"), std::string::npos) << e.what();
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 2).get(), 3);
+  // A result above the maximum: the worker is replaced, the task fails.
+  auto huge = pool.submit(test_tasks::make_string(), std::size_t{2u << 20});
+  auto died = expect_error<ferry::worker_died_error>([&] { huge.get(); });
+  EXPECT_NE(std::string(died.what()).find("larger than the maximum"), std::string::npos) << died.what();
+  EXPECT_EQ(pool.submit(test_tasks::add(), 2, 2).get(), 4);
+}
+
+TEST_F(Executor, UnserializableArgumentFailsItsOwnFuture) {
+  ferry::process_pool pool(options(1));
+  // A function pointer with C linkage cannot be named in bytes.
+  int (*c_abs)(int) = &::abs;
+  ferry::function<int(int)> c_function = c_abs;
+  auto f = pool.submit(test_tasks::add(), 1, 2);
+  auto bad = pool.submit(test_tasks::apply_to_one(), c_function);
+  auto e = expect_error<ferry::serialization_error>([&] { bad.get(); });
+  EXPECT_EQ(e.where(), ferry::serialization_error::phase::saving_task);
+  EXPECT_EQ(e.type_name(), "ferry::not_shippable_error");
+  EXPECT_NE(e.message().find("C linkage"), std::string::npos) << e.message();
+  EXPECT_EQ(f.get(), 3);
+}
+
+TEST_F(Executor, SerializationErrorsNameTheirPhase) {
+  ferry::process_pool pool(options(1));
+  using phase = ferry::serialization_error::phase;
+  const int worker = pool.submit(test_tasks::pid()).get();
+  for (auto [fail_when, where] : {std::pair{1, phase::saving_task}, std::pair{2, phase::loading_task},
+                                  std::pair{3, phase::saving_result}, std::pair{4, phase::loading_result}}) {
+    test_tasks::fragile f;
+    f.fail_when = fail_when;
+    auto e = expect_error<ferry::serialization_error>([&] { pool.submit(test_tasks::pass_fragile(), f).get(); });
+    EXPECT_EQ(e.where(), where) << e.what();
+    EXPECT_EQ(e.type_name(), "std::runtime_error") << e.what();
+    EXPECT_NE(e.message().find("fragile refuses"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(ferry::to_string(where)), std::string::npos) << e.what();
+  }
+  // The worker survived every phase.
+  EXPECT_EQ(pool.submit(test_tasks::pid()).get(), worker);
+  test_tasks::fragile fine;
+  EXPECT_TRUE(pool.submit(test_tasks::pass_fragile(), fine).get().fail_when == 0);
+}
+
+TEST_F(Executor, NestedPoolIsRefused) {
+  ferry::process_pool pool(options(1));
+  auto e = expect_error<ferry::task_error>([&] { pool.submit(test_tasks::nested_pool()).get(); });
+  EXPECT_NE(std::string(e.what()).find("nested pools are not supported"), std::string::npos) << e.what();
+}
+

@@ -1,0 +1,151 @@
+// Copyright ferry authors.
+//
+// A worker's life: timeouts, idleness, recycling, memory limits, its
+// initializer and environment, its own children.
+// Run once per start method (FERRY_TEST_START), and again at -O0.
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <executor/executor.h>
+
+#include "test_harness.h"
+#include "test_tasks.h"
+
+using namespace std::chrono_literals;
+
+using ferry_test::children;
+using ferry_test::method;
+using ferry_test::expect_error;
+using ferry_test::options;
+using Executor = ferry_test::ExecutorTest;
+
+TEST_F(Executor, TaskTimeoutKillsAndReplacesTheWorker) {
+  ferry::pool_options o = options(1);
+  o.task_timeout = 300ms;
+  ferry::process_pool pool(o);
+  const int first = pool.submit(test_tasks::pid()).get();
+  EXPECT_THROW(pool.submit(test_tasks::spin_forever()).get(), ferry::task_timeout_error);
+  const int second = pool.submit(test_tasks::pid()).get();
+  EXPECT_NE(first, second);
+}
+
+TEST_F(Executor, IdleWorkersExitAndThePoolRegrows) {
+  ferry::pool_options o = options(2);
+  o.idle_timeout = 200ms;
+  ferry::process_pool pool(o);
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 2).get(), 3);
+  EXPECT_FALSE(pool.worker_pids().empty());
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!pool.worker_pids().empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(pool.worker_pids().empty());
+  EXPECT_EQ(pool.submit(test_tasks::add(), 2, 2).get(), 4);
+}
+
+TEST_F(Executor, MaxTasksPerWorkerRecycles) {
+  ferry::pool_options o = options(1);
+  o.max_tasks_per_worker = 2;
+  ferry::process_pool pool(o);
+  std::vector<int> pids;
+  for (int i = 0; i < 6; ++i) pids.push_back(pool.submit(test_tasks::pid()).get());
+  EXPECT_EQ(pids[0], pids[1]);
+  EXPECT_NE(pids[1], pids[2]);
+  EXPECT_EQ(pids[2], pids[3]);
+  EXPECT_EQ(std::set<int>(pids.begin(), pids.end()).size(), 3u);
+}
+
+TEST_F(Executor, InitializerAndEnvironmentAreSeenByTasks) {
+  ferry::pool_options o = options(1);
+  o.initializer = test_tasks::initializer();
+  o.env["FERRY_TEST_VALUE"] = "from the pool";
+  ferry::process_pool pool(o);
+  EXPECT_TRUE(pool.submit(test_tasks::initialized()).get());
+  EXPECT_EQ(pool.submit(test_tasks::getenv(), std::string("FERRY_TEST_VALUE")).get(), "from the pool");
+}
+
+// What an MPI node agent needs: its workers must not see the launcher's
+// variables (a child that inherits OMPI_* and calls MPI_Init fails).
+TEST_F(Executor, UnsetEnvironmentVariablesAreNotInheritedByWorkers) {
+  ::setenv("FERRY_TEST_LAUNCHER_RANK", "3", 1);
+  ::setenv("FERRY_TEST_LAUNCHER_SIZE", "4", 1);
+  ::setenv("FERRY_TEST_EXACT", "gone", 1);
+  ::setenv("FERRY_TEST_EXACTLY", "kept", 1);
+  ferry::pool_options o = options(1);
+  o.unset_env = {"FERRY_TEST_LAUNCHER_*", "FERRY_TEST_EXACT"};
+  o.env["FERRY_TEST_LAUNCHER_SIZE"] = "set by the pool";  // env comes after unset_env
+  {
+    ferry::process_pool pool(o);
+    const auto get = [&](const char* name) { return pool.submit(test_tasks::getenv(), std::string(name)).get(); };
+    EXPECT_EQ(get("FERRY_TEST_LAUNCHER_RANK"), "<unset>");
+    EXPECT_EQ(get("FERRY_TEST_EXACT"), "<unset>");
+    EXPECT_EQ(get("FERRY_TEST_EXACTLY"), "kept");
+    EXPECT_EQ(get("FERRY_TEST_LAUNCHER_SIZE"), "set by the pool");
+  }
+  EXPECT_STREQ(std::getenv("FERRY_TEST_LAUNCHER_RANK"), "3");  // the pool's own stays
+  for (const char* name : {"FERRY_TEST_LAUNCHER_RANK", "FERRY_TEST_LAUNCHER_SIZE", "FERRY_TEST_EXACT", "FERRY_TEST_EXACTLY"})
+    ::unsetenv(name);
+}
+
+TEST_F(Executor, FailingInitializerIsAStartError) {
+  ferry::pool_options o = options(1);
+  o.initializer = test_tasks::failing_initializer();
+  ferry::process_pool pool(o);
+  auto e = expect_error<ferry::worker_start_error>([&] { pool.submit(test_tasks::add(), 1, 1).get(); });
+  EXPECT_NE(std::string(e.what()).find("initializer failed: no database"), std::string::npos) << e.what();
+}
+
+TEST_F(Executor, MemoryLimitRetiresTheWorkerAfterItsTask) {
+  SKIP_UNDER_SANITIZER();
+  ferry::pool_options o = options(1);
+  o.max_worker_memory = std::size_t{150} << 20;
+  ferry::process_pool pool(o);
+  // Each task keeps 60 MiB: none alone crosses the limit; together they do.
+  const int first = pool.submit(test_tasks::keep_megabytes(), 60).get();
+  std::vector<int> pids{first};
+  for (int i = 0; i < 3; ++i) pids.push_back(pool.submit(test_tasks::keep_megabytes(), 60).get());
+  EXPECT_EQ(pids[1], first);  // baseline + 60 MiB after the first: kept
+  EXPECT_NE(pids[3], first);  // over 150 MiB after the third at the latest: replaced
+}
+
+TEST_F(Executor, TaskAloneOverTheMemoryLimitIsStopped) {
+  SKIP_UNDER_SANITIZER();
+  ferry::pool_options o = options(1);
+  o.max_worker_memory = std::size_t{100} << 20;
+  ferry::process_pool pool(o);
+  auto e = expect_error<ferry::worker_died_error>([&] { pool.submit(test_tasks::keep_megabytes(), 400).get(); });
+  EXPECT_NE(std::string(e.what()).find("the task alone used more than max_worker_memory"), std::string::npos)
+      << e.what();
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
+}
+
+TEST_F(Executor, NoTaskIsSentToAWorkerThatIsRetiring) {
+  ferry::pool_options o = options(2);
+  o.idle_timeout = 1ms;
+  o.max_tasks_per_worker = 1;
+  ferry::process_pool pool(o);
+  std::vector<ferry::future<int>> futures;
+  for (int i = 0; i < 60; ++i) {
+    futures.push_back(pool.submit(test_tasks::add(), i, 0));
+    if (i % 10 == 0) std::this_thread::sleep_for(5ms);  // let workers go idle and time out
+  }
+  for (int i = 0; i < 60; ++i) EXPECT_EQ(futures[i].get(), i);
+}
+
+TEST_F(Executor, TasksKeepTheirOwnChildren) {
+  ferry::process_pool pool(options(1));
+  EXPECT_EQ(pool.submit(test_tasks::child_exit_status(), 7).get(), 7);
+}
+
