@@ -64,8 +64,8 @@ for h, t in code_text.items():
         continue
     t = drop_namespace(t, "detail")
     t = re.sub(r"\bprivate:.*?(?=\bpublic:|\n\};|\n  \};)", "", t, flags=re.S)
-    public |= set(re.findall(r"\b(?:class|struct|enum class)\s+(?:FERRY_EXPORT\s+|FERRY_HIDDEN\s+)?(\w+)\s*[:{;]", t))
-    public |= set(re.findall(r"(?:FERRY_EXPORT|inline|auto|void|bool|std::size_t|T|R)\s+[\w:<>,\s&*]*?\b(\w+)\s*\(", t))
+    public |= set(re.findall(r"\b(?:class|struct|enum class)\s+(?:FERRY_\w+_EXPORT\s+|FERRY_HIDDEN\s+)?(\w+)\s*[:{;]", t))
+    public |= set(re.findall(r"(?:FERRY_\w+_EXPORT|inline|auto|void|bool|std::size_t|T|R)\s+[\w:<>,\s&*]*?\b(\w+)\s*\(", t))
     public |= set(re.findall(r"\btemplate\s*<[^>]*>\s*[\w:<>,\s&*]*?\b(\w+)\s*\(", t))
 skip = {"operator", "iterator", "begin", "end", "save", "load", "serialize", "saveBinary", "loadBinary", "if", "for", "while",
         "return", "switch", "sizeof", "decltype", "static_assert", "requires", "noexcept",
