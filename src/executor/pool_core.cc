@@ -89,7 +89,7 @@ std::shared_ptr<future_state> pool_core::submit_body(std::string body) {
 std::shared_ptr<future_state> pool_core::enqueue(std::string body) {
   auto state = std::make_shared<future_state>();
   {
-    mutex_lock lock(mu_);
+    mutex_lock lock(intake_.mu);
     intake_.pending.push_back({intake_.admit(), std::move(body), state});
   }
   wake();
@@ -97,7 +97,7 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body) {
 }
 
 void pool_core::shutdown(shutdown_options how) {
-  close_intake(mu_, intake_, how, [this] { wake(); });
+  close_intake(intake_, how, [this] { wake(); });
   if (!how.wait) return;
   if (driver_ == driver::caller) {
     while (turn(std::chrono::milliseconds(100))) {
@@ -108,25 +108,25 @@ void pool_core::shutdown(shutdown_options how) {
 }
 
 bool pool_core::is_shutdown() const {
-  mutex_lock lock(mu_);
+  mutex_lock lock(intake_.mu);
   return intake_.closed();
 }
 
 void pool_core::resize(std::size_t max_workers) {
   {
-    mutex_lock lock(mu_);
+    mutex_lock lock(intake_.mu);
     max_workers_ = max_workers != 0 ? max_workers : cpu_count();
   }
   wake();
 }
 
 std::size_t pool_core::max_workers() const {
-  mutex_lock lock(mu_);
+  mutex_lock lock(intake_.mu);
   return max_workers_;
 }
 
 std::vector<int> pool_core::worker_pids() const {
-  mutex_lock lock(mu_);
+  mutex_lock lock(intake_.mu);
   return pids_;
 }
 
@@ -139,14 +139,14 @@ void pool_core::wake() {
 void pool_core::publish_pids() {
   std::vector<int> pids;
   for (const auto& w : workers_) pids.push_back(w->pid());
-  mutex_lock lock(mu_);
+  mutex_lock lock(intake_.mu);
   pids_ = std::move(pids);
 }
 
 void pool_core::fail_pending(std::exception_ptr error) {
   std::deque<pool_task> failed;
   {
-    mutex_lock lock(mu_);
+    mutex_lock lock(intake_.mu);
     failed.swap(intake_.pending);
   }
   for (pool_task& t : failed) t.state->fail(error);
@@ -206,13 +206,13 @@ void pool_core::start_worker() {
 // queue, in their order.
 void pool_core::requeue(std::deque<pool_task>& tasks) {
   if (tasks.empty()) return;
-  mutex_lock lock(mu_);
+  mutex_lock lock(intake_.mu);
   for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) intake_.pending.push_front(std::move(*it));
   tasks.clear();
 }
 
 void pool_core::dispatch() {
-  mutex_lock lock(mu_);
+  mutex_lock lock(intake_.mu);
   while (!intake_.pending.empty()) {
     auto idle = std::find_if(workers_.begin(), workers_.end(),
                              [](const auto& w) { return w->state() == worker_slot::phase::idle; });
@@ -311,7 +311,7 @@ void pool_core::enforce_timers(clock::time_point now) {
   bool kill_running = false;
   const std::size_t alive = live_workers();
   {
-    mutex_lock lock(mu_);
+    mutex_lock lock(intake_.mu);
     kill_running = intake_.kill_running();
     surplus = alive > max_workers_ ? alive - max_workers_ : 0;
   }
@@ -360,7 +360,7 @@ std::optional<pool_core::clock::time_point> pool_core::next_timer(clock::time_po
 }
 
 bool pool_core::finished_shutting_down() {
-  mutex_lock lock(mu_);
+  mutex_lock lock(intake_.mu);
   if (!intake_.closed() || !intake_.pending.empty()) return false;
   return std::none_of(workers_.begin(), workers_.end(),
                       [](const auto& w) { return !w->in_flight().empty(); });
@@ -412,7 +412,7 @@ bool pool_core::pass(std::optional<clock::duration> most) {
 
 void pool_core::fail_everything(std::exception_ptr error) {
   {
-    mutex_lock lock(mu_);
+    mutex_lock lock(intake_.mu);
     intake_.close({});
   }
   fail_pending(error);

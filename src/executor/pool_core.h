@@ -2,7 +2,7 @@
 // process_pool (own_thread) and an MPI agent's local_pool (caller).
 //
 //   submit() ──▶ pending queue ──▶ manager ──────▶ worker sockets ──▶ workers
-//   (caller       (mu_)            ppoll(): wake-up  a task per worker,  run their
+//   (caller       (intake_.mu)     ppoll(): wake-up  a task per worker,  run their
 //    encodes,                      eventfd, sockets, and one more queued tasks in
 //    admission.h)                  pidfds, timers    when all are busy   order
 //   future ◀── future_state ◀──── manager reads results, reaps exits
@@ -15,7 +15,7 @@
 // queue and shutdown flags (task_intake.h).
 //
 // Thread-safety: submit, shutdown, resize and the getters may be called from
-// any thread; what they share with the manager is guarded by mu_. Only the
+// any thread; what they share with the manager is guarded by intake_.mu. Only the
 // manager touches workers: a thread of the pool's own, or, for a pool made
 // with driver::caller, the thread that made it, through turn().
 #ifndef FERRY_SRC_EXECUTOR_POOL_CORE_H_
@@ -113,10 +113,9 @@ class pool_core final : public local_pool {
   // The manager's.
   mutable std::string initializer_;
 
-  mutable mutex mu_;
-  task_intake<pool_task> intake_ ABSL_GUARDED_BY(mu_);
-  std::size_t max_workers_ ABSL_GUARDED_BY(mu_);
-  std::vector<int> pids_ ABSL_GUARDED_BY(mu_);
+  task_intake<pool_task> intake_;
+  std::size_t max_workers_ ABSL_GUARDED_BY(intake_.mu);
+  std::vector<int> pids_ ABSL_GUARDED_BY(intake_.mu);
 
   int wake_fd_;
   // The manager's alone.

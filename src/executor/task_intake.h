@@ -2,10 +2,10 @@
 // pool_core (the process pool) and mpi_core (the MPI pool): the tasks not
 // yet sent, their ids, and whether, and how, the pool was shut down.
 //
-// Thread-safety: none of its own. Its owner guards it with the mutex that
-// also guards the owner's other shared state, and fails the tasks that
-// close() hands back after letting go of that mutex (a failed future runs
-// its callbacks).
+// Thread-safety: every member but mu is guarded by mu, which the owner also
+// uses for its other shared state (ABSL_GUARDED_BY(intake_.mu)); the tasks
+// that close() hands back are failed after letting go of it (a failed
+// future runs its callbacks).
 #ifndef FERRY_SRC_EXECUTOR_TASK_INTAKE_H_
 #define FERRY_SRC_EXECUTOR_TASK_INTAKE_H_
 
@@ -22,13 +22,14 @@ namespace ferry::detail {
 template <class Task>
 class task_intake {
  public:
+  mutable mutex mu;
   // Oldest first; the owner's manager takes from the front, and puts back
   // there what it could not run after all.
-  std::deque<Task> pending;
+  std::deque<Task> pending ABSL_GUARDED_BY(mu);
 
   // The id of one more task, which the caller then queues. Throws
   // ferry::pool_shutdown_error after close().
-  std::uint64_t admit() {
+  std::uint64_t admit() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (closed_) throw pool_shutdown_error("ferry: submit after the pool was shut down");
     return next_id_++;
   }
@@ -36,7 +37,7 @@ class task_intake {
   // Takes no more tasks; a later call can only add to what an earlier one
   // asked. Returns the pending tasks that `how` cancels, for the caller to
   // fail with cancelled_by_shutdown().
-  std::deque<Task> close(const shutdown_options& how) {
+  std::deque<Task> close(const shutdown_options& how) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     closed_ = true;
     kill_running_ = kill_running_ || how.kill_running;
     std::deque<Task> cancelled;
@@ -44,13 +45,13 @@ class task_intake {
     return cancelled;
   }
 
-  bool closed() const { return closed_; }
-  bool kill_running() const { return kill_running_; }
+  bool closed() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return closed_; }
+  bool kill_running() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return kill_running_; }
 
  private:
-  bool closed_ = false;
-  bool kill_running_ = false;
-  std::uint64_t next_id_ = 1;
+  bool closed_ ABSL_GUARDED_BY(mu) = false;
+  bool kill_running_ ABSL_GUARDED_BY(mu) = false;
+  std::uint64_t next_id_ ABSL_GUARDED_BY(mu) = 1;
 };
 
 // What a pending task cancelled by shutdown fails with.
@@ -65,15 +66,15 @@ inline std::exception_ptr stopped_by_shutdown() {
       pool_shutdown_error("ferry: the task was stopped because the pool was shut down with kill_running"));
 }
 
-// The first half of shutdown, the same in both pools: closes `intake`
-// (which `mu` guards), wakes the manager, and fails the pending tasks that
-// `how` cancels, after letting go of `mu`. Waiting for the manager is the
+// The first half of shutdown, the same in both pools: closes `intake`,
+// wakes the manager, and fails the pending tasks that `how` cancels, after
+// letting go of intake.mu. Waiting for the manager is the
 // second half (manager_thread::join, or a caller-driven pool's turns).
 template <class Task, class Wake>
-void close_intake(mutex& mu, task_intake<Task>& intake, const shutdown_options& how, Wake&& wake) {
+void close_intake(task_intake<Task>& intake, const shutdown_options& how, Wake&& wake) {
   std::deque<Task> cancelled;
   {
-    mutex_lock lock(mu);
+    mutex_lock lock(intake.mu);
     cancelled = intake.close(how);
   }
   wake();

@@ -89,7 +89,7 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&encoded)) return *failed;
   auto state = std::make_shared<future_state>();
   {
-    mutex_lock lock(mu_);
+    mutex_lock lock(intake_.mu);
     auto& e = std::get<protocol::encoded_task>(encoded);
     intake_.pending.push_back({intake_.admit(), std::move(e.body), state, std::move(e.modules)});
   }
@@ -98,12 +98,12 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
 }
 
 void mpi_core::shutdown(shutdown_options how) {
-  close_intake(mu_, intake_, how, [this] { cv_.notify_one(); });
+  close_intake(intake_, how, [this] { cv_.notify_one(); });
   if (how.wait) manager_.join();
 }
 
 bool mpi_core::is_shutdown() const {
-  mutex_lock lock(mu_);
+  mutex_lock lock(intake_.mu);
   return intake_.closed();
 }
 
@@ -217,7 +217,7 @@ void mpi_core::check_agents() {
   if (any_left) return;
   std::deque<task> orphans;
   {
-    mutex_lock lock(mu_);
+    mutex_lock lock(intake_.mu);
     orphans.swap(intake_.pending);
   }
   for (task& t : orphans)
@@ -239,13 +239,13 @@ void mpi_core::run() {
     std::vector<std::pair<agent*, task>> to_send;
     bool finished = false;
     {
-      mutex_lock lock(mu_);
+      mutex_lock lock(intake_.mu);
       // Nothing to wait for from the agents: sleep until there is work, but
       // wake each heartbeat interval to take their heartbeats off MPI's
       // queue of unexpected messages, which would otherwise only grow.
       if (in_flight() == 0 && intake_.pending.empty() && !intake_.closed())
         cv_.wait_for(lock.native(), mpi::heartbeat_interval,
-                     [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !intake_.pending.empty() || intake_.closed(); });
+                     [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(intake_.mu) { return !intake_.pending.empty() || intake_.closed(); });
       kill = intake_.kill_running();
       while (!kill && !intake_.pending.empty()) {
         agent* best = agent_for(intake_.pending.front());

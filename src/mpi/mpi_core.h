@@ -95,9 +95,8 @@ class mpi_core final : public task_queue {
   // The module messages sent to some agents and not yet to all (the manager's).
   std::unordered_map<std::string, std::shared_ptr<const message_body>> module_messages_;
 
-  mutable mutex mu_;
-  std::condition_variable cv_;  // with mu_: work for the manager
-  task_intake<task> intake_ ABSL_GUARDED_BY(mu_);
+  std::condition_variable cv_;  // with intake_.mu: work for the manager
+  task_intake<task> intake_;
 
   manager_thread manager_;
 };
