@@ -27,7 +27,6 @@
 
 using namespace std::chrono_literals;
 
-using ferry_test::children;
 using ferry_test::method;
 using ferry_test::expect_error;
 using ferry_test::options;

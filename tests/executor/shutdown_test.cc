@@ -26,9 +26,7 @@
 
 using namespace std::chrono_literals;
 
-using ferry_test::children;
 using ferry_test::method;
-using ferry_test::expect_error;
 using ferry_test::options;
 using Executor = ferry_test::ExecutorTest;
 

@@ -25,9 +25,7 @@
 #include "test_harness.h"
 #include "test_tasks.h"
 
-using namespace std::chrono_literals;
 
-using ferry_test::children;
 using ferry_test::method;
 using ferry_test::expect_error;
 using ferry_test::options;
