@@ -25,6 +25,7 @@
 #include "executor/channel_auth.h"
 #include "executor/internal/future_state.h"
 #include "executor/message_io.h"
+#include "executor/start_retry.h"
 #include "executor/worker_exit.h"
 
 namespace ferry::detail {
@@ -83,7 +84,7 @@ class worker_slot {
   void each_deadline(const limits& l, F&& f) const {
     if (socket_ < 0 && failure_.empty() && !reaped_) f(deadline::exit_grace, closed_at_ + exit_grace);
     if (phase_ == phase::starting && failure_.empty())
-      f(deadline::start_timeout, since_ + start_timeout_);
+      f(deadline::start_timeout, since_ + start_retry::start_timeout);
     if (phase_ == phase::busy && l.task_timeout && !timed_out_)
       f(deadline::task_timeout, since_ + *l.task_timeout);
     if (phase_ == phase::idle) f(deadline::idle_timeout, since_ + l.idle_timeout);
@@ -127,7 +128,6 @@ class worker_slot {
   std::size_t tasks_done() const { return tasks_done_; }
 
  private:
-  static constexpr std::chrono::seconds start_timeout_{30};
   void close_socket();
 
   pid_t pid_;
