@@ -13,13 +13,11 @@
 #define FERRY_EXECUTOR_FUTURE_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <future>
+#include <iterator>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -88,26 +86,14 @@ bool wait_all(const Futures& futures, const std::chrono::duration<Rep, Period>& 
 }
 
 namespace detail {
-// Collects the indices of finished futures, for wait_any and as_completed.
-struct finish_queue {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<std::size_t> finished;
-
-  template <class Futures>
-  static std::shared_ptr<finish_queue> watch(const Futures& futures) {
-    auto q = std::make_shared<finish_queue>();
-    std::size_t i = 0;
-    for (const auto& f : futures) {
-      f.on_done([q, index = i++](const auto&) {
-        std::lock_guard lock(q->mu);
-        q->finished.push_back(index);
-        q->cv.notify_all();
-      });
-    }
-    return q;
-  }
-};
+// Pushes each future's index on a finish_queue as it finishes.
+template <class Futures>
+std::shared_ptr<finish_queue> watch(const Futures& futures) {
+  auto q = make_finish_queue();
+  std::size_t i = 0;
+  for (const auto& f : futures) f.on_done([q, index = i++](const auto&) { q->push(index); });
+  return q;
+}
 }  // namespace detail
 
 namespace detail {
@@ -128,10 +114,7 @@ std::optional<std::size_t> first_ready(const Futures& futures) {
 template <class Futures>
 std::size_t wait_any(const Futures& futures) {
   if (const auto ready = detail::first_ready(futures)) return *ready;
-  auto q = detail::finish_queue::watch(futures);
-  std::unique_lock lock(q->mu);
-  q->cv.wait(lock, [&] { return !q->finished.empty(); });
-  return q->finished.front();
+  return detail::watch(futures)->pop();
 }
 
 // Like wait_any, but gives up after `timeout`: nullopt then.
@@ -139,10 +122,7 @@ template <class Futures, class Rep, class Period>
 std::optional<std::size_t> wait_any(const Futures& futures,
                                     const std::chrono::duration<Rep, Period>& timeout) {
   if (const auto ready = detail::first_ready(futures)) return ready;
-  auto q = detail::finish_queue::watch(futures);
-  std::unique_lock lock(q->mu);
-  if (!q->cv.wait_for(lock, timeout, [&] { return !q->finished.empty(); })) return std::nullopt;
-  return q->finished.front();
+  return detail::watch(futures)->pop_until(std::chrono::steady_clock::now() + timeout);
 }
 
 // The futures in the order they finish, lazily: iterating blocks until the
@@ -151,11 +131,9 @@ std::optional<std::size_t> wait_any(const Futures& futures,
 //   for (ferry::future<int> f : ferry::as_completed(futures)) use(f.get());
 template <class T>
 class completion_order {
-  using shared = detail::finish_queue;
-
  public:
   explicit completion_order(std::vector<future<T>> futures)
-      : futures_(std::move(futures)), shared_(shared::watch(futures_)) {}
+      : futures_(std::move(futures)), finished_(detail::watch(futures_)) {}
 
   class iterator {
    public:
@@ -178,10 +156,7 @@ class completion_order {
         owner_ = nullptr;
         return;
       }
-      std::unique_lock lock(owner_->shared_->mu);
-      owner_->shared_->cv.wait(lock, [&] { return !owner_->shared_->finished.empty(); });
-      current_ = owner_->futures_[owner_->shared_->finished.front()];
-      owner_->shared_->finished.pop_front();
+      current_ = owner_->futures_[owner_->finished_->pop()];
       ++owner_->taken_;
     }
     completion_order* owner_ = nullptr;
@@ -193,7 +168,7 @@ class completion_order {
 
  private:
   std::vector<future<T>> futures_;
-  std::shared_ptr<shared> shared_;
+  std::shared_ptr<detail::finish_queue> finished_;
   std::size_t taken_ = 0;
 };
 

@@ -10,7 +10,7 @@
 namespace ferry::detail {
 
 std::shared_ptr<future_state> failed_state(std::exception_ptr error) {
-  auto state = std::make_shared<future_state>();
+  auto state = make_future_state();
   state->fail(std::move(error));
   return state;
 }

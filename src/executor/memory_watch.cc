@@ -17,7 +17,7 @@ memory_watch::memory_watch(std::uint64_t limit) : limit_(limit) {
 memory_watch::~memory_watch() {
   if (!thread_.joinable()) return;
   {
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     stop_ = true;
   }
   cv_.notify_one();
@@ -26,7 +26,7 @@ memory_watch::~memory_watch() {
 
 void memory_watch::task_started() {
   if (limit_ == 0) return;
-  std::lock_guard lock(mu_);
+  mutex_lock lock(mu_);
   start_ = resident_bytes();
   running_ = true;
   cv_.notify_one();
@@ -34,18 +34,18 @@ void memory_watch::task_started() {
 
 void memory_watch::task_finished() {
   if (limit_ == 0) return;
-  std::lock_guard lock(mu_);
+  mutex_lock lock(mu_);
   running_ = false;
 }
 
 void memory_watch::watch() {
-  std::unique_lock lock(mu_);
+  mutex_lock lock(mu_);
   while (!stop_) {
     if (!running_) {
-      cv_.wait(lock);
+      cv_.wait(lock.native());
       continue;
     }
-    cv_.wait_for(lock, std::chrono::milliseconds(10));
+    cv_.wait_for(lock.native(), std::chrono::milliseconds(10));
     if (running_ && resident_bytes() > start_ + limit_) {
       std::fflush(nullptr);
       std::_Exit(protocol::task_memory_status);

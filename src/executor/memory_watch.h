@@ -5,8 +5,9 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <thread>
+
+#include "internal/mutex.h"
 
 namespace ferry::detail {
 
@@ -26,14 +27,14 @@ class memory_watch {
   void task_finished();
 
  private:
-  void watch();
+  void watch() ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::uint64_t limit_;
-  std::mutex mu_;
+  mutex mu_;
   std::condition_variable cv_;
-  bool running_ = false;
-  bool stop_ = false;
-  std::uint64_t start_ = 0;
+  bool running_ ABSL_GUARDED_BY(mu_) = false;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::uint64_t start_ ABSL_GUARDED_BY(mu_) = 0;
   std::thread thread_;
 };
 

@@ -87,7 +87,7 @@ std::shared_ptr<future_state> pool_core::submit_body(std::string body) {
 }
 
 std::shared_ptr<future_state> pool_core::enqueue(std::string body) {
-  auto state = std::make_shared<future_state>();
+  auto state = make_future_state();
   {
     mutex_lock lock(intake_.mu);
     intake_.pending.push_back({intake_.admit(), std::move(body), state});

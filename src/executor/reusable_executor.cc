@@ -2,13 +2,13 @@
 #include "executor/reusable_executor.h"
 
 #include <cstdlib>
-#include <mutex>
 #include <optional>
 
-#include "serialize/hmac.h"
 #include "executor/cpu_count.h"
 #include "executor/worker.h"
+#include "internal/mutex.h"
 #include "serialize/dumps.h"
+#include "serialize/hmac.h"
 
 namespace ferry {
 namespace {
@@ -26,8 +26,8 @@ bool same_but_size(const pool_options& a, const pool_options& b) {
 }
 
 struct reusable {
-  std::mutex mu;
-  std::optional<process_pool> pool;
+  detail::mutex mu;
+  std::optional<process_pool> pool ABSL_GUARDED_BY(mu);
 };
 
 reusable& the_reusable() {
@@ -42,8 +42,9 @@ reusable& the_reusable() {
       if (is_worker_process()) return;
       std::optional<process_pool> last;
       {
-        std::lock_guard lock(the_reusable().mu);
-        last.swap(the_reusable().pool);
+        reusable& r = the_reusable();
+        detail::mutex_lock lock(r.mu);
+        last.swap(r.pool);
       }
       if (last) last->shutdown({.cancel_pending = true});
     });
@@ -56,7 +57,7 @@ reusable& the_reusable() {
 
 process_pool get_reusable_executor(const pool_options& options) {
   reusable& r = the_reusable();
-  std::lock_guard lock(r.mu);
+  detail::mutex_lock lock(r.mu);
   if (r.pool && !r.pool->is_shutdown() && same_but_size(r.pool->options(), options)) {
     const std::size_t wanted = options.max_workers != 0 ? options.max_workers : cpu_count();
     if (r.pool->max_workers() != wanted) r.pool->resize(wanted);

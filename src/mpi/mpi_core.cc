@@ -87,7 +87,7 @@ mpi_core::~mpi_core() { shutdown({}); }
 std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std::uint32_t count) {
   auto encoded = admit(task, count, options_.local, options_.ship_modules);
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&encoded)) return *failed;
-  auto state = std::make_shared<future_state>();
+  auto state = make_future_state();
   {
     mutex_lock lock(intake_.mu);
     auto& e = std::get<protocol::encoded_task>(encoded);

@@ -3,10 +3,10 @@
 
 #include <sys/stat.h>
 
-#include <mutex>
 #include <system_error>
 #include <unordered_map>
 
+#include "internal/mutex.h"
 #include "serialize/elf_file.h"
 #include "serialize/module.h"
 #include "serialize/module_policy_internal.h"
@@ -48,7 +48,7 @@ class index_table {
   std::string find(const fs::path& dir, std::string_view build_id) {
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0) return {};
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     directory_index& index = indexes_[dir.string()];
     if (!index.built || index.mtime.tv_sec != st.st_mtim.tv_sec ||
         index.mtime.tv_nsec != st.st_mtim.tv_nsec) {
@@ -73,8 +73,8 @@ class index_table {
     index.built = true;
   }
 
-  std::mutex mu_;
-  std::unordered_map<std::string, directory_index> indexes_;
+  mutex mu_;
+  std::unordered_map<std::string, directory_index> indexes_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace

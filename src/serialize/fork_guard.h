@@ -7,8 +7,8 @@
 // fork_guard.cc does this around every fork(), in one order (the order a
 // module load nests the locks), through pthread_atfork.
 //
-// Every lock involved is a plain std::mutex (or reentrant_mutex, built on
-// one): glibc's read-write and recursive mutexes record their owner's thread
+// Every lock involved is a plain std::mutex (ferry::detail::mutex, or
+// reentrant_mutex, built on one): glibc's read-write and recursive mutexes record their owner's thread
 // id, which the child's thread does not have, so the child could not unlock
 // them.
 #ifndef FERRY_SRC_SERIALIZE_FORK_GUARD_H_
@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <mutex>
 #include <thread>
+
+#include <absl/base/thread_annotations.h>
 
 namespace ferry::detail {
 
@@ -30,8 +32,11 @@ void hold_registry_for_fork(fork_phase phase);
 void hold_verified_for_fork(fork_phase phase);  // function pointers already checked
 void hold_build_id_index_for_fork(fork_phase phase);
 
+// Takes or lets go of mu across a fork: the lock is held between two calls,
+// which the compiler's thread-safety analysis, working a function at a time,
+// cannot follow.
 template <class Mutex>
-void apply_fork_phase(Mutex& mu, fork_phase phase) {
+void apply_fork_phase(Mutex& mu, fork_phase phase) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (phase == fork_phase::acquire)
     mu.lock();
   else

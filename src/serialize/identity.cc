@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
-#include <mutex>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -15,6 +14,7 @@
 
 #include <absl/container/flat_hash_set.h>
 
+#include "internal/mutex.h"
 #include "serialize/archive_access.h"
 #include "serialize/demangle.h"
 #include "serialize/fork_guard.h"
@@ -134,18 +134,18 @@ std::string_view parameter_list(std::string_view demangled) {
 class verified_functions {
  public:
   bool contains(std::uintptr_t address, const char* type) const {
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     return set_.contains({address, type});
   }
   void hold_for_fork(fork_phase phase) { apply_fork_phase(mu_, phase); }
   void add(std::uintptr_t address, const char* type) {
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     set_.insert({address, type});
   }
 
  private:
-  mutable std::mutex mu_;
-  absl::flat_hash_set<std::pair<std::uintptr_t, std::string>> set_;
+  mutable mutex mu_;
+  absl::flat_hash_set<std::pair<std::uintptr_t, std::string>> set_ ABSL_GUARDED_BY(mu_);
 };
 
 verified_functions& verified() {

@@ -5,11 +5,11 @@
 #include <boost/dll/shared_library.hpp>
 
 #include <deque>
-#include <mutex>
 #include <string>
 #include <string_view>
 
 #include "serialize/library_loader.h"
+#include "internal/mutex.h"
 #include "serialize/error.h"
 
 namespace ferry::detail {
@@ -30,13 +30,16 @@ std::string loader_message(const std::string& what) {
 
 void load_library(const std::string& canonical_path) {
   // Libraries stay loaded: closures made from them may outlive any scope.
-  static auto* loaded = new std::deque<boost::dll::shared_library>;
-  static auto* mu = new std::mutex;
+  struct libraries {
+    mutex mu;
+    std::deque<boost::dll::shared_library> loaded ABSL_GUARDED_BY(mu);
+  };
+  static auto* held = new libraries;
   try {
     boost::dll::shared_library lib(boost::dll::fs::path(canonical_path),
                                    boost::dll::load_mode::rtld_now);
-    std::lock_guard lock(*mu);
-    loaded->push_back(std::move(lib));
+    mutex_lock lock(held->mu);
+    held->loaded.push_back(std::move(lib));
   } catch (const std::system_error& e) {
     throw module_load_error(canonical_path, loader_message(e.what()));
   }

@@ -4,17 +4,19 @@
 #include <link.h>
 
 #include <filesystem>
-#include <mutex>
 #include <system_error>
 
+#include "internal/mutex.h"
 #include "serialize/elf_file.h"
 #include "serialize/fork_guard.h"
 
 namespace ferry::detail {
 namespace {
 
-std::mutex& phdr_mutex() {
-  static auto* mu = new std::mutex;  // never destroyed: walks may run during exit
+// Orders ferry's walks of the loader's list with each other and with fork();
+// it guards no data of ferry's.
+mutex& phdr_mutex() {
+  static auto* mu = new mutex;  // never destroyed: walks may run during exit
   return *mu;
 }
 
@@ -56,7 +58,7 @@ class phdr_view final : public object_view {
 }  // namespace
 
 bool for_each_loaded_object(const std::function<bool(const object_view&)>& fn) {
-  std::lock_guard lock(phdr_mutex());
+  mutex_lock lock(phdr_mutex());
   struct state {
     const std::function<bool(const object_view&)>* fn;
     int index;
@@ -71,7 +73,7 @@ bool for_each_loaded_object(const std::function<bool(const object_view&)>& fn) {
 }
 
 std::uint64_t load_generation() {
-  std::lock_guard lock(phdr_mutex());
+  mutex_lock lock(phdr_mutex());
   std::uint64_t gen = 0;
   dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void* data) -> int {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <system_error>
 
+#include "internal/mutex.h"
 #include "serialize/build_id_index.h"
 #include "serialize/elf_file.h"
 #include "serialize/fork_guard.h"
@@ -27,7 +28,7 @@ class module_table {
   }
 
   const module_record& intern(loaded_object obj) {
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     for (const module_record& r : records_)
       if (r.base == obj.base && r.build_id == obj.build_id) return r;
     module_record& r = records_.emplace_back();
@@ -43,7 +44,7 @@ class module_table {
   const module_record* find_loaded(std::string_view build_id) {
     const std::uint64_t gen = load_generation();
     {
-      std::lock_guard lock(mu_);
+      mutex_lock lock(mu_);
       if (gen == cache_generation_) {
         auto it = by_build_id_.find(std::string(build_id));
         if (it != by_build_id_.end()) return it->second;
@@ -57,7 +58,7 @@ class module_table {
     });
     if (!found) return nullptr;
     const module_record& r = intern(std::move(*found));
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     if (gen != cache_generation_) {
       by_build_id_.clear();
       cache_generation_ = gen;
@@ -66,7 +67,8 @@ class module_table {
     return &r;
   }
 
-  // Serializes loads so that two threads do not load one module twice.
+  // Serializes loads so that two threads do not load one module twice. It
+  // guards no member: what it orders is the dynamic loader's work.
   reentrant_mutex load_mu;
 
   void hold_for_fork(fork_phase phase) {
@@ -81,10 +83,10 @@ class module_table {
 
  private:
 
-  std::mutex mu_;
-  std::deque<module_record> records_;  // stable addresses
-  std::uint64_t cache_generation_ = ~std::uint64_t{0};
-  std::unordered_map<std::string, const module_record*> by_build_id_;
+  mutex mu_;
+  std::deque<module_record> records_ ABSL_GUARDED_BY(mu_);  // stable addresses
+  std::uint64_t cache_generation_ ABSL_GUARDED_BY(mu_) = ~std::uint64_t{0};
+  std::unordered_map<std::string, const module_record*> by_build_id_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace

@@ -2,9 +2,9 @@
 #include "serialize/module_policy.h"
 
 #include <algorithm>
-#include <mutex>
 #include <system_error>
 
+#include "internal/mutex.h"
 #include "serialize/fork_guard.h"
 #include "serialize/module_policy_internal.h"
 #include "serialize/error.h"
@@ -15,10 +15,10 @@ namespace {
 namespace fs = std::filesystem;
 
 struct policy {
-  std::mutex mu;
-  std::vector<fs::path> allowed;  // canonical
-  std::vector<std::string> trusted_keys;
-  std::vector<fs::path> search;  // canonical, also in `allowed`
+  detail::mutex mu;
+  std::vector<fs::path> allowed ABSL_GUARDED_BY(mu);  // canonical
+  std::vector<std::string> trusted_keys ABSL_GUARDED_BY(mu);
+  std::vector<fs::path> search ABSL_GUARDED_BY(mu);  // canonical, also in `allowed`
 };
 
 policy& the_policy() {
@@ -35,7 +35,7 @@ void allow_module(const fs::path& path_or_directory) {
     throw error("ferry::allow_module: cannot use '" + path_or_directory.string() +
                 "': " + ec.message());
   policy& p = the_policy();
-  std::lock_guard lock(p.mu);
+  detail::mutex_lock lock(p.mu);
   if (std::find(p.allowed.begin(), p.allowed.end(), canonical) == p.allowed.end())
     p.allowed.push_back(std::move(canonical));
 }
@@ -47,26 +47,26 @@ void add_module_search_path(const fs::path& directory) {
   allow_module(directory);
   const fs::path canonical = fs::canonical(directory, ec);
   policy& p = the_policy();
-  std::lock_guard lock(p.mu);
+  detail::mutex_lock lock(p.mu);
   if (std::find(p.search.begin(), p.search.end(), canonical) == p.search.end())
     p.search.push_back(canonical);
 }
 
 std::vector<fs::path> module_search_paths() {
   policy& p = the_policy();
-  std::lock_guard lock(p.mu);
+  detail::mutex_lock lock(p.mu);
   return p.search;
 }
 
 std::vector<fs::path> allowed_modules() {
   policy& p = the_policy();
-  std::lock_guard lock(p.mu);
+  detail::mutex_lock lock(p.mu);
   return p.allowed;
 }
 
 void trust_signed_code(const signing_key& key) {
   policy& p = the_policy();
-  std::lock_guard lock(p.mu);
+  detail::mutex_lock lock(p.mu);
   const std::string bytes(key.bytes());
   if (std::find(p.trusted_keys.begin(), p.trusted_keys.end(), bytes) == p.trusted_keys.end())
     p.trusted_keys.push_back(bytes);
@@ -74,7 +74,7 @@ void trust_signed_code(const signing_key& key) {
 
 void clear_allowed_modules() {
   policy& p = the_policy();
-  std::lock_guard lock(p.mu);
+  detail::mutex_lock lock(p.mu);
   p.allowed.clear();
   p.trusted_keys.clear();
   p.search.clear();
@@ -91,7 +91,7 @@ bool path_within(const fs::path& p, const fs::path& root) {
 
 bool trusts_code_signed_by(const signing_key& key) {
   policy& p = the_policy();
-  std::lock_guard lock(p.mu);
+  detail::mutex_lock lock(p.mu);
   return std::find(p.trusted_keys.begin(), p.trusted_keys.end(), key.bytes()) != p.trusted_keys.end();
 }
 

@@ -5,7 +5,6 @@
 #include "serialize/registry.h"
 
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +12,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "serialize/fork_guard.h"
+#include "internal/mutex.h"
 #include "serialize/module.h"
 
 namespace ferry::detail {
@@ -50,14 +50,14 @@ class registry {
     return *r;
   }
   void add(const registry_entry* e) {
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     entries_[reinterpret_cast<std::uintptr_t>(e)] = e;
     if (e->stable_name != nullptr) names_[e->stable_name].push_back(e);
     if (e->make_from_code != nullptr) pointer_callers_[e->signature].push_back(e);
     if (e->unique_name) same_type_[e->type_hash].push_back(e);
   }
   void remove(const registry_entry* e) {
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     entries_.erase(reinterpret_cast<std::uintptr_t>(e));
     if (e->stable_name != nullptr) erase_from(names_, e->stable_name, e);
     if (e->make_from_code != nullptr) erase_from(pointer_callers_, e->signature, e);
@@ -71,19 +71,19 @@ class registry {
   }
   void hold_for_fork(fork_phase phase) { apply_fork_phase(mu_, phase); }
   std::vector<const registry_entry*> named(std::string_view name) const {
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     auto it = names_.find(absl::string_view(name.data(), name.size()));
     return it == names_.end() ? std::vector<const registry_entry*>{} : it->second;
   }
   const registry_entry* pointer_caller(std::string_view signature) const {
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     auto it = pointer_callers_.find(absl::string_view(signature.data(), signature.size()));
     return it == pointer_callers_.end() ? nullptr : it->second.front();
   }
   // Called for every value written: allocates nothing when only e's own
   // module registers its type, the common case.
   std::vector<const registry_entry*> same_type(const registry_entry& e) const {
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     auto it = same_type_.find(e.type_hash);
     if (it == same_type_.end() || it->second.size() < 2) return {};
     std::vector<const registry_entry*> out;
@@ -93,7 +93,7 @@ class registry {
     return out;
   }
   const registry_entry* find(std::uintptr_t address) const {
-    std::lock_guard lock(mu_);
+    mutex_lock lock(mu_);
     auto it = entries_.find(address);
     return it == entries_.end() ? nullptr : it->second;
   }
@@ -108,12 +108,12 @@ class registry {
     if (it->second.empty()) lists.erase(it);
   }
 
-  mutable std::mutex mu_;
-  absl::flat_hash_map<std::uintptr_t, const registry_entry*> entries_;
-  entry_lists names_;            // by stable name
-  entry_lists pointer_callers_;  // entries with make_from_code, by signature
+  mutable mutex mu_;
+  absl::flat_hash_map<std::uintptr_t, const registry_entry*> entries_ ABSL_GUARDED_BY(mu_);
+  entry_lists names_ ABSL_GUARDED_BY(mu_);            // by stable name
+  entry_lists pointer_callers_ ABSL_GUARDED_BY(mu_);  // entries with make_from_code, by signature
   // Entries with unique names, by type hash (of the type and signature).
-  absl::flat_hash_map<std::uint64_t, std::vector<const registry_entry*>> same_type_;
+  absl::flat_hash_map<std::uint64_t, std::vector<const registry_entry*>> same_type_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace

@@ -3,8 +3,8 @@
 // What the executor's test programs share: the start method under test
 // (FERRY_TEST_START), pool options for it, and a fixture that checks, after
 // each test, that no worker process and no descriptor is left behind.
-// Include it from one source file per test program: it defines the
-// sanitizers' default options.
+// The sanitizers' default options are defined once per program, by
+// pool_test_main.cc.
 #ifndef FERRY_TESTS_EXECUTOR_TEST_HARNESS_H_
 #define FERRY_TESTS_EXECUTOR_TEST_HARNESS_H_
 
@@ -31,14 +31,12 @@
 // is many times the program's.
 #if defined(FERRY_UNDER_ASAN)
 #define FERRY_UNDER_SANITIZER 1
-constexpr const char* sanitizer_variable = "ASAN_OPTIONS";
-constexpr const char* sanitizer_options = "detect_leaks=0:handle_segv=0:handle_sigbus=0";
-extern "C" const char* __asan_default_options() { return sanitizer_options; }
+inline constexpr const char* sanitizer_variable = "ASAN_OPTIONS";
+inline constexpr const char* sanitizer_options = "detect_leaks=0:handle_segv=0:handle_sigbus=0";
 #elif defined(FERRY_UNDER_TSAN)
 #define FERRY_UNDER_SANITIZER 1
-constexpr const char* sanitizer_variable = "TSAN_OPTIONS";
-constexpr const char* sanitizer_options = "handle_segv=0:handle_sigbus=0:halt_on_error=1";
-extern "C" const char* __tsan_default_options() { return sanitizer_options; }
+inline constexpr const char* sanitizer_variable = "TSAN_OPTIONS";
+inline constexpr const char* sanitizer_options = "handle_segv=0:handle_sigbus=0:halt_on_error=1";
 #endif
 
 

@@ -7,12 +7,11 @@
 #define FERRY_EXECUTOR_INTERNAL_FUTURE_STATE_H_
 
 #include <chrono>
-#include <condition_variable>
+#include <cstddef>
 #include <exception>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <vector>
+#include <optional>
 
 #include "executor/internal/config.h"
 
@@ -21,11 +20,15 @@ namespace ferry::detail {
 // A finished task's result as received (src/executor/message_io.h).
 class message_body;
 
-// The untyped state shared by a future and the pool.
+// The untyped state shared by a future and the pool. Only
+// make_future_state() makes one: its data and lock live in the library
+// (src/executor/future_state.cc), where the compiler checks the locking,
+// and not in this header.
 class FERRY_EXECUTOR_EXPORT future_state {
  public:
-  future_state();
-  ~future_state();
+  future_state(const future_state&) = delete;
+  future_state& operator=(const future_state&) = delete;
+
   // pending -> running. False if it was cancelled (or failed) before.
   bool start();
   // pending -> finished with ferry::cancelled_error. False once running.
@@ -47,19 +50,33 @@ class FERRY_EXECUTOR_EXPORT future_state {
   std::exception_ptr error() const;
   std::shared_ptr<const message_body> result() const;
 
- private:
-  void complete(std::unique_lock<std::mutex>& lock);
-  // Yields until finished or the spin window or deadline passes; whether
-  // it finished.
-  bool spin_until(std::chrono::steady_clock::time_point deadline) const;
-
-  mutable std::mutex mu_;
-  mutable std::condition_variable cv_;
-  enum class phase { pending, running, finished } phase_ = phase::pending;
-  std::shared_ptr<const message_body> result_;
-  std::exception_ptr error_;
-  std::vector<std::function<void()>> callbacks_;
+ protected:
+  future_state() = default;
+  ~future_state() = default;
 };
+
+// A pending state.
+FERRY_EXECUTOR_EXPORT std::shared_ptr<future_state> make_future_state();
+
+// Indices of finished futures in the order they finished, for wait_any and
+// as_completed; made by make_finish_queue(). Thread-safety: any thread.
+class FERRY_EXECUTOR_EXPORT finish_queue {
+ public:
+  finish_queue(const finish_queue&) = delete;
+  finish_queue& operator=(const finish_queue&) = delete;
+
+  void push(std::size_t index);
+  // Takes the next finished index, waiting for it without bound, or until
+  // the deadline (nullopt then).
+  std::size_t pop();
+  std::optional<std::size_t> pop_until(std::chrono::steady_clock::time_point deadline);
+
+ protected:
+  finish_queue() = default;
+  ~finish_queue() = default;
+};
+
+FERRY_EXECUTOR_EXPORT std::shared_ptr<finish_queue> make_finish_queue();
 
 }  // namespace ferry::detail
 
