@@ -247,8 +247,9 @@ void pool_core::dispatch() {
     if (!t.started && !t.state->start()) continue;  // cancelled while queued
     t.started = true;
     lock.unlock();
-    (*idle)->send_task(std::move(t), options_.shared_memory_threshold);
+    std::optional<pool_task> unsent = (*idle)->send_task(std::move(t), options_.shared_memory_threshold);
     lock.lock();
+    if (unsent) intake_.pending.push_front(std::move(*unsent));
   }
 }
 

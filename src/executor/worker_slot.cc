@@ -32,16 +32,19 @@ void worker_slot::send_hello(const std::string& body, std::size_t shared_memory_
   write_message(socket_, nullptr, protocol::kind::hello, 0, body, shared_memory_threshold);
 }
 
-bool worker_slot::send_task(pool_task t, std::size_t shared_memory_threshold) {
+std::optional<pool_task> worker_slot::send_task(pool_task t, std::size_t shared_memory_threshold) {
   try {
     write_message(socket_, &auth_, protocol::kind::task, t.id, t.body, shared_memory_threshold);
-  } catch (const protocol_error& e) {
-    // The worker is gone. If the task was to run at once, whether it reached
-    // the worker is unknown: it fails rather than risk running twice (policy
-    // in docs/api/executor.md). Queued behind another, it is sent elsewhere.
-    in_flight_.push_back(std::move(t));
-    kill(std::string("closed its connection before it received the task (") + e.what() + ")");
-    return false;
+  } catch (const protocol_error&) {
+    // The write failed before its last byte (a message with shared memory
+    // goes in one sendmsg, all or nothing), and a worker runs only a whole
+    // message that passed authentication: this task provably never ran here,
+    // and goes back to be sent to another worker. The channel is broken:
+    // closed, the worker's exit is what its tasks in flight report, or if it
+    // lives on, the exit_grace deadline kills it.
+    close_socket();
+    phase_ = phase::retiring;
+    return t;
   }
   // A task that runs at once no longer needs its body; one queued behind
   // another keeps it until it starts, to be sent elsewhere if the worker
@@ -53,7 +56,7 @@ bool worker_slot::send_task(pool_task t, std::size_t shared_memory_threshold) {
   phase_ = phase::busy;
   ++tasks_sent_;
   in_flight_.push_back(std::move(t));
-  return true;
+  return std::nullopt;
 }
 
 void worker_slot::retire() {

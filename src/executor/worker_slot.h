@@ -93,9 +93,10 @@ class worker_slot {
   // Writes the hello, the one message sent unsigned (it carries the key).
   // Throws what write_message throws.
   void send_hello(const std::string& body, std::size_t shared_memory_threshold);
-  // Sends t; on failure the worker is killed and t kept in flight (the
-  // caller's death handling decides its fate). Returns whether it was sent.
-  bool send_task(pool_task t, std::size_t shared_memory_threshold);
+  // Sends t and keeps it in flight. If the write fails, t never ran: it is
+  // given back, for the caller to send elsewhere, and the worker's channel
+  // is closed (the worker is no longer offered tasks).
+  std::optional<pool_task> send_task(pool_task t, std::size_t shared_memory_threshold);
   // Asks the worker to exit after its current task; kills it if it cannot
   // be asked.
   void retire();

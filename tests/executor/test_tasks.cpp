@@ -155,6 +155,10 @@ ferry::function<int()> pid() {
   return [] { return static_cast<int>(::getpid()); };
 }
 
+ferry::function<int()> parent_pid() {
+  return [] { return static_cast<int>(::getppid()); };
+}
+
 ferry::function<std::string(std::string)> getenv() {
   return [](std::string name) {
     const char* v = std::getenv(name.c_str());

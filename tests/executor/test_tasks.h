@@ -55,6 +55,8 @@ ferry::function<int(std::string)> crash();                       // abort, segv,
 ferry::function<int(int)> sleep_ms();                            // sleeps, returns its pid
 ferry::function<int()> spin_forever();
 ferry::function<int()> pid();
+// The pid of the worker's parent: the pool's process, or an MPI agent.
+ferry::function<int()> parent_pid();
 ferry::function<std::string(std::string)> getenv();
 ferry::function<void()> initializer();                           // sets a flag read by
 ferry::function<bool()> initialized();                           // this one

@@ -6,13 +6,17 @@
 // the start method in FERRY_TEST_START (spawn or plugin). The tasks are
 // closures made inside functions of a shared library (tests/executor/
 // test_tasks.cpp) that the agent's workers load by themselves.
+#include <sched.h>
+#include <signal.h>
+
 #include <gtest/gtest.h>
 
-#include <string_view>
-#include <sched.h>
-
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -97,6 +101,83 @@ TEST(MpiPool, ASegfaultFailsOnlyItsFutureAndNamesTheHost) {
   EXPECT_NE(std::string(e.what()).find("on host " + pool.hosts().at(0)), std::string::npos) << e.what();
   auto after = pool.submit(test_tasks::add(), 20, 22);  // the agent's pool healed
   EXPECT_EQ(get_within(after), 42);
+}
+
+// The storm of tests/executor/kill_storm_test.cc on the agent's workers:
+// while four threads submit, one of the agent's workers is SIGKILLed every
+// 3 to 10 ms. A future fails only with the death of the worker running it,
+// at most one per kill (a task whose write to a dying worker failed never
+// ran, and runs elsewhere), and once the killed workers are gone every task
+// gets its value.
+TEST(MpiPool, AStormOfWorkerKillsFailsOnlyTasksTheirWorkersWereRunning) {
+  ferry::mpi_pool pool(options());
+  auto parent = pool.submit(test_tasks::parent_pid());
+  const int agent = get_within(parent);
+  ASSERT_GT(agent, 1);
+  auto agents_workers = [agent] {
+    std::vector<int> pids;
+    std::ifstream in("/proc/" + std::to_string(agent) + "/task/" + std::to_string(agent) + "/children");
+    for (int pid; in >> pid;) pids.push_back(pid);
+    return pids;
+  };
+  std::atomic<bool> stop{false};
+  std::atomic<int> kills{0};
+  std::vector<int> killed;
+  std::thread killer([&] {
+    std::mt19937 rng(20261201);
+    std::uniform_int_distribution<int> pause(3, 10);
+    while (!stop) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(pause(rng)));
+      const std::vector<int> pids = agents_workers();
+      if (pids.empty()) continue;
+      const int victim = pids[rng() % pids.size()];
+      if (::kill(victim, SIGKILL) == 0) {
+        ++kills;
+        killed.push_back(victim);
+      }
+    }
+  });
+  constexpr int threads = 4, per_thread = 1500;
+  std::vector<std::vector<ferry::future<int>>> futures(threads);
+  std::vector<std::thread> submitters;
+  for (int t = 0; t < threads; ++t)
+    submitters.emplace_back([&, t] {
+      for (int i = 0; i < per_thread; ++i) futures[t].push_back(pool.submit(test_tasks::add(), i, t));
+    });
+  for (auto& s : submitters) s.join();
+  bool all_finished = true;
+  for (const auto& f : futures) all_finished = ferry::wait_all(f, 120s) && all_finished;
+  stop = true;
+  killer.join();
+  ASSERT_TRUE(all_finished) << "futures still pending after the storm";
+  int values = 0, died = 0;
+  for (int t = 0; t < threads; ++t)
+    for (int i = 0; i < per_thread; ++i) {
+      try {
+        EXPECT_EQ(futures[t][i].get(), i + t);
+        ++values;
+      } catch (const ferry::worker_died_error& e) {
+        EXPECT_NE(std::string(e.what()).find("on host"), std::string::npos) << e.what();
+        ++died;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "task " << t << "/" << i << " failed with: " << e.what();
+      }
+    }
+  std::printf("%d values, %d worker deaths, %d kills\n", values, died, kills.load());
+  EXPECT_LE(died, kills.load()) << "more failed tasks than kills";
+  EXPECT_GT(values, 0);
+  const auto reaped_by = std::chrono::steady_clock::now() + 5s;
+  while (!killed.empty() && std::chrono::steady_clock::now() < reaped_by) {  // by the agent
+    if (::kill(killed.back(), 0) != 0)
+      killed.pop_back();
+    else
+      std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(killed.empty()) << "a killed worker was not reaped within 5 s";
+  for (int i = 0; i < 20; ++i) {
+    auto after = pool.submit(test_tasks::add(), i, 1);
+    EXPECT_EQ(get_within(after), i + 1);
+  }
 }
 
 // The agent's local pool enforces pool_options' limits: a task past its
