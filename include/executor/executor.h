@@ -1,11 +1,13 @@
 // Copyright ferry authors.
 //
-// Everything of ferry's executor: process_pool, future, pool_options,
+// Everything of ferry's executor: process_pool, future and its composition
+// (then, when_all, when_any, co_await), pool_options,
 // get_reusable_executor, start_method, cpu_count, serve_if_worker, and the
 // serialization layer it builds on.
 #ifndef FERRY_EXECUTOR_EXECUTOR_H_
 #define FERRY_EXECUTOR_EXECUTOR_H_
 
+#include "executor/compose.h"
 #include "executor/cpu_count.h"
 #include "executor/errors.h"
 #include "executor/future.h"

@@ -19,20 +19,38 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "executor/errors.h"
+#include "executor/internal/continuation.h"
 #include "executor/internal/future_state.h"
 #include "executor/internal/result_items.h"
 
 namespace ferry {
+
+namespace detail {
+// Marks the futures a pool makes, whose values are a task's encoded result.
+struct from_task_t {};
+inline constexpr from_task_t from_task{};
+
+template <class T>
+T decode_task_result(const future_state& state) {
+  return read_item<T>(result_items(state, 1).front());
+}
+}  // namespace detail
 
 template <class T>
 class future {
  public:
   // An invalid future; only valid() may be called.
   future() = default;
+  // A future of a value made in this process (then, when_all, a coroutine).
   explicit future(std::shared_ptr<detail::future_state> state) : state_(std::move(state)) {}
+  // A future of a task's result, which get() decodes.
+  future(std::shared_ptr<detail::future_state> state, detail::from_task_t)
+      : state_(std::move(state)), decode_(&detail::decode_task_result<T>) {}
 
   bool valid() const noexcept { return state_ != nullptr; }
 
@@ -40,7 +58,23 @@ class future {
   // executor/errors.h), ferry::worker_died_error, ferry::task_timeout_error,
   // ferry::cancelled_error, ferry::pool_shutdown_error, or the error that
   // kept the task from being sent (ferry::not_shippable_error, ...).
-  T get() const { return detail::read_item<T>(detail::result_items(*state_, 1).front()); }
+  // A future made by then(), a coroutine or when_all/when_any holds its
+  // value, which get() copies.
+  T get() const {
+    const void* local = detail::local_result(*state_);
+    if (local == nullptr) return decode_(*state_);
+    if constexpr (std::is_void_v<T>) {
+      return;
+    } else if constexpr (std::is_copy_constructible_v<T>) {
+      return *static_cast<const T*>(local);
+    } else {
+      throw error("ferry: a value made in this process cannot be of a type that is not copyable");
+    }
+  }
+
+  // Whether it is finished with an exception, so that get() would throw.
+  // False while it is not finished.
+  bool has_exception() const { return detail::has_exception(*state_); }
 
   void wait() const { state_->wait(); }
 
@@ -64,8 +98,45 @@ class future {
     state_->on_done([self = *this, cb = std::move(cb)] { cb(self); });
   }
 
+  // Once this future is finished, calls fn(*this) on ferry's continuation
+  // thread (include/executor/internal/continuation.h): never on a pool's
+  // manager thread or an MPI progress thread, never on the caller's. The
+  // returned future holds what fn returns, or what it throws; fn reads this
+  // future's value or exception with get(). Cancelling the returned future
+  // before fn starts keeps fn from running.
+  //
+  //   ferry::future<std::string> s = pool.submit(square, 7).then(
+  //       [](const ferry::future<int>& f) { return std::to_string(f.get()); });
+  template <class F>
+  auto then(F&& fn) const -> future<std::invoke_result_t<std::decay_t<F>&, const future&>> {
+    using U = std::invoke_result_t<std::decay_t<F>&, const future&>;
+    static_assert(!std::is_reference_v<U>,
+                  "ferry: a continuation passed to then() must return a value, not a reference");
+    static_assert(std::is_void_v<U> || std::is_copy_constructible_v<U>,
+                  "ferry: a continuation's result is copied by get(); return a copyable type");
+    auto next = detail::make_future_state();
+    auto body = std::make_shared<std::decay_t<F>>(std::forward<F>(fn));
+    state_->on_done([self = *this, next, body] {
+      detail::run_continuation([self, next, body] {
+        if (!next->start()) return;  // cancelled
+        try {
+          if constexpr (std::is_void_v<U>) {
+            (*body)(self);
+            next->finish_local(detail::void_value());
+          } else {
+            next->finish_local(std::make_shared<const U>((*body)(self)));
+          }
+        } catch (...) {
+          next->fail(std::current_exception());
+        }
+      });
+    });
+    return future<U>(std::move(next));
+  }
+
  private:
   std::shared_ptr<detail::future_state> state_;
+  T (*decode_)(const detail::future_state&) = nullptr;  // set for a task's result
 };
 
 // Waits until every future is finished.
@@ -123,6 +194,36 @@ std::optional<std::size_t> wait_any(const Futures& futures,
                                     const std::chrono::duration<Rep, Period>& timeout) {
   if (const auto ready = detail::first_ready(futures)) return ready;
   return detail::watch(futures)->pop_until(std::chrono::steady_clock::now() + timeout);
+}
+
+namespace detail {
+template <class Futures>
+std::optional<std::size_t> first_exception(const Futures& futures,
+                                           std::optional<std::chrono::steady_clock::time_point> deadline) {
+  const auto n = static_cast<std::size_t>(std::distance(std::begin(futures), std::end(futures)));
+  auto q = watch(futures);
+  for (std::size_t done = 0; done < n; ++done) {
+    const std::optional<std::size_t> i = deadline ? q->pop_until(*deadline) : q->pop();
+    if (!i) return std::nullopt;
+    if (std::next(std::begin(futures), static_cast<std::ptrdiff_t>(*i))->has_exception()) return i;
+  }
+  return n;
+}
+}  // namespace detail
+
+// Waits until every future is finished or one has finished with an
+// exception (FIRST_EXCEPTION of concurrent.futures); returns the index of
+// that one, or the number of futures when all finished without one.
+template <class Futures>
+std::size_t wait_all_or_first_exception(const Futures& futures) {
+  return *detail::first_exception(futures, std::nullopt);
+}
+
+// Like it, but gives up after `timeout`: nullopt then.
+template <class Futures, class Rep, class Period>
+std::optional<std::size_t> wait_all_or_first_exception(const Futures& futures,
+                                                       const std::chrono::duration<Rep, Period>& timeout) {
+  return detail::first_exception(futures, std::chrono::steady_clock::now() + timeout);
 }
 
 // The futures in the order they finish, lazily: iterating blocks until the

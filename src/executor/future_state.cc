@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "executor/continuation_thread.h"
 #include "executor/errors.h"
 #include "internal/mutex.h"
 
@@ -29,6 +30,7 @@ class shared_state final : public future_state {
   phase now ABSL_GUARDED_BY(mu) = phase::pending;
   std::shared_ptr<const message_body> result ABSL_GUARDED_BY(mu);
   std::exception_ptr error ABSL_GUARDED_BY(mu);
+  std::shared_ptr<const void> local ABSL_GUARDED_BY(mu);
   std::vector<std::function<void()>> callbacks ABSL_GUARDED_BY(mu);
 };
 
@@ -59,6 +61,11 @@ bool spin_until(const future_state& s, std::chrono::steady_clock::time_point dea
 
 std::shared_ptr<future_state> make_future_state() { return std::make_shared<shared_state>(); }
 
+std::shared_ptr<const void> void_value() {
+  static const auto value = std::make_shared<const char>('\0');
+  return value;
+}
+
 bool future_state::start() {
   shared_state& s = data(*this);
   mutex_lock lock(s.mu);
@@ -88,6 +95,16 @@ void future_state::finish(std::shared_ptr<const message_body> result) {
   for (const auto& cb : callbacks) cb();
 }
 
+void future_state::finish_local(std::shared_ptr<const void> value) {
+  shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  if (s.now == phase::finished) return;
+  s.local = std::move(value);
+  const auto callbacks = complete(s);
+  lock.unlock();
+  for (const auto& cb : callbacks) cb();
+}
+
 void future_state::fail(std::exception_ptr error) {
   shared_state& s = data(*this);
   mutex_lock lock(s.mu);
@@ -98,7 +115,28 @@ void future_state::fail(std::exception_ptr error) {
   for (const auto& cb : callbacks) cb();
 }
 
+namespace {
+
+// On the continuation thread: runs continuations until s is finished or the
+// deadline passes; whether it finished.
+bool help_until(const future_state& s, std::chrono::steady_clock::time_point deadline) {
+  constexpr std::chrono::milliseconds nap{1};  // when none is queued: a pool may finish s
+  while (!s.ready()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    if (!run_one_continuation())
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(nap, deadline - now));
+  }
+  return true;
+}
+
+}  // namespace
+
 void future_state::wait() const {
+  if (on_continuation_thread()) {
+    help_until(*this, std::chrono::steady_clock::time_point::max());
+    return;
+  }
   if (spin_until(*this, std::chrono::steady_clock::time_point::max())) return;
   const shared_state& s = data(*this);
   mutex_lock lock(s.mu);
@@ -106,6 +144,7 @@ void future_state::wait() const {
 }
 
 bool future_state::wait_until(std::chrono::steady_clock::time_point deadline) const {
+  if (on_continuation_thread()) return help_until(*this, deadline);
   if (spin_until(*this, deadline)) return true;
   const shared_state& s = data(*this);
   mutex_lock lock(s.mu);
@@ -141,6 +180,12 @@ std::shared_ptr<const message_body> future_state::result() const {
   const shared_state& s = data(*this);
   mutex_lock lock(s.mu);
   return s.result;
+}
+
+std::shared_ptr<const void> future_state::local_value() const {
+  const shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  return s.local;
 }
 
 namespace {

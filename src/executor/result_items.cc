@@ -15,6 +15,25 @@ std::vector<std::string_view> result_items(const future_state& state, std::uint3
   return std::move(r.items);
 }
 
+const void* local_result(const future_state& state) {
+  state.wait();
+  if (std::exception_ptr e = state.error()) std::rethrow_exception(e);
+  return state.local_value().get();
+}
+
+bool has_exception(const future_state& state) {
+  if (!state.ready()) return false;
+  if (state.error()) return true;
+  if (state.local_value() != nullptr) return false;
+  const std::shared_ptr<const message_body> body = state.result();
+  try {
+    const protocol::decoded_result r = protocol::decode_result(body->view(), 1);
+    return r.whole_failed || protocol::decode_item(r.items.front()).failed;
+  } catch (const error&) {
+    return true;  // a result that cannot be read: get() throws
+  }
+}
+
 std::string_view item_value(std::string_view item) {
   const protocol::decoded_item r = protocol::decode_item(item);
   if (r.failed) rethrow(r.failure);

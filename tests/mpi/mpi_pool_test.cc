@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -101,6 +102,54 @@ TEST(MpiPool, ASegfaultFailsOnlyItsFutureAndNamesTheHost) {
   EXPECT_NE(std::string(e.what()).find("on host " + pool.hosts().at(0)), std::string::npos) << e.what();
   auto after = pool.submit(test_tasks::add(), 20, 22);  // the agent's pool healed
   EXPECT_EQ(get_within(after), 42);
+}
+
+namespace {
+ferry::future<int> awaits_two(ferry::mpi_pool& pool) {
+  const int a = co_await pool.submit(test_tasks::add(), 1, 2);
+  const int b = co_await pool.submit(test_tasks::scale(3), a);
+  co_return a + b;
+}
+}  // namespace
+
+// Composition is the future's, so it is the same on both pools
+// (tests/executor/compose_test.cc has each case on a process_pool).
+TEST(MpiPool, ItsFuturesComposeWithThenWhenAllWhenAnyAndCoAwait) {
+  ferry::mpi_pool pool(options());
+  auto text = pool.submit(test_tasks::add(), 20, 22).then(
+      [](const ferry::future<int>& f) { return std::to_string(f.get()); });
+  EXPECT_EQ(get_within(text), "42");
+  std::vector<ferry::future<int>> futures;
+  for (int i = 0; i < 6; ++i) futures.push_back(pool.submit(test_tasks::add(), i, i));
+  futures.push_back(pool.submit(test_tasks::throw_std(), std::string("out_of_range")));
+  auto all = ferry::when_all(futures);
+  const auto done = get_within(all);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(done[i].get(), 2 * i);
+  EXPECT_TRUE(done[6].has_exception());
+  EXPECT_EQ(ferry::wait_all_or_first_exception(futures), 6u);
+  auto any = ferry::when_any(std::vector<ferry::future<int>>{pool.submit(test_tasks::sleep_ms(), 1500),
+                                                             pool.submit(test_tasks::sleep_ms(), 10)});
+  EXPECT_EQ(get_within(any).index, 1u);
+  auto sum = awaits_two(pool);
+  EXPECT_EQ(get_within(sum), 3 + 9);
+}
+
+// A continuation runs on ferry's continuation thread, never on rank 0's
+// progress thread: while one is blocked, results still arrive.
+TEST(MpiPool, ABlockedContinuationHoldsUpNoProgressThread) {
+  ferry::mpi_pool pool(options());
+  std::promise<void> entered, release;
+  std::shared_future<void> released = release.get_future().share();
+  auto blocked = pool.submit(test_tasks::add(), 1, 1).then([&entered, released](const ferry::future<int>& f) {
+    entered.set_value();
+    released.wait_for(30s);
+    return f.get();
+  });
+  ASSERT_EQ(entered.get_future().wait_for(30s), std::future_status::ready);
+  auto meanwhile = pool.submit(test_tasks::add(), 20, 22);
+  EXPECT_EQ(get_within(meanwhile), 42);
+  release.set_value();
+  EXPECT_EQ(get_within(blocked), 2);
 }
 
 // The storm of tests/executor/kill_storm_test.cc on the agent's workers:

@@ -36,9 +36,14 @@ class FERRY_EXECUTOR_EXPORT future_state {
   // -> finished with a result body, or with an error; later calls are ignored.
   void finish(std::shared_ptr<const message_body> result);
   void fail(std::exception_ptr error);
+  // -> finished with a value made in this process (a continuation's, a
+  // coroutine's, when_all's), of the type its future names; never null.
+  void finish_local(std::shared_ptr<const void> value);
 
   // Both yield for up to 50 us (never past the deadline) before blocking,
-  // so that a result about to arrive does not cost a wake-up.
+  // so that a result about to arrive does not cost a wake-up. On the
+  // continuation thread they run queued continuations while they wait: the
+  // one they wait for may be among them.
   void wait() const;
   bool wait_until(std::chrono::steady_clock::time_point deadline) const;
   bool ready() const;
@@ -49,6 +54,7 @@ class FERRY_EXECUTOR_EXPORT future_state {
   // Valid once finished.
   std::exception_ptr error() const;
   std::shared_ptr<const message_body> result() const;
+  std::shared_ptr<const void> local_value() const;  // null unless finish_local
 
  protected:
   future_state() = default;
@@ -57,6 +63,10 @@ class FERRY_EXECUTOR_EXPORT future_state {
 
 // A pending state.
 FERRY_EXECUTOR_EXPORT std::shared_ptr<future_state> make_future_state();
+
+// What a future<void> made in this process finishes with (finish_local's
+// value is never null).
+FERRY_EXECUTOR_EXPORT std::shared_ptr<const void> void_value();
 
 // Indices of finished futures in the order they finished, for wait_any and
 // as_completed; made by make_finish_queue(). Thread-safety: any thread.

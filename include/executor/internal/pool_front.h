@@ -101,7 +101,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     static_assert(sizeof...(P) == sizeof...(Args), "ferry: submit: wrong number of arguments");
     check_task_signature<R, P...>();
     auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(args)), ...); };
-    return future<R>(submit_encoded(*queue_, fn, 1, encode));
+    return future<R>(submit_encoded(*queue_, fn, 1, encode), detail::from_task);
   }
 
   template <class R, class P, class Range>

@@ -22,6 +22,15 @@ namespace ferry::detail {
 FERRY_EXECUTOR_EXPORT std::vector<std::string_view> result_items(const future_state& state,
                                                         std::uint32_t expected);
 
+// Waits for state and rethrows its error; then the value a continuation, a
+// coroutine or when_all/when_any gave it (future_state::finish_local), or
+// nullptr for a task's result, which result_items reads.
+FERRY_EXECUTOR_EXPORT const void* local_result(const future_state& state);
+
+// Whether the finished state holds an exception: an error, a task that
+// threw, or a result whose one item is an exception. False while it runs.
+FERRY_EXECUTOR_EXPORT bool has_exception(const future_state& state);
+
 // The bytes of an item's value; throws the task's exception if the item
 // holds one instead (see executor/errors.h for which type).
 FERRY_EXECUTOR_EXPORT std::string_view item_value(std::string_view item);
