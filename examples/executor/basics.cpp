@@ -67,14 +67,14 @@ int main(int argc, char** argv) {
   {
     // [snippet:futures]
     std::vector<ferry::future<int>> futures;
-    for (int ms : {60, 1}) {
+    for (int ms : {500, 1}) {
       futures.push_back(pool.submit([](int wait_ms) {
         std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
         return wait_ms;
       }, ms));
     }
     for (const ferry::future<int>& f : ferry::as_completed(futures))
-      std::cout << f.get() << " ";  // 1 60: the order they finish in
+      std::cout << f.get() << " ";  // 1 500: the order they finish in
     std::cout << "\n";
     // [end]
   }

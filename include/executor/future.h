@@ -42,6 +42,23 @@ T decode_task_result(const future_state& state) {
 }  // namespace detail
 
 template <class T>
+class future;
+
+namespace detail {
+struct future_access {
+  template <class T>
+  static const std::shared_ptr<future_state>& state(const future<T>& f) {
+    return f.state_;
+  }
+};
+
+template <class T>
+inline constexpr bool is_future = false;
+template <class T>
+inline constexpr bool is_future<future<T>> = true;
+}  // namespace detail
+
+template <class T>
 class future {
  public:
   // An invalid future; only valid() may be called.
@@ -135,6 +152,7 @@ class future {
   }
 
  private:
+  friend struct detail::future_access;
   std::shared_ptr<detail::future_state> state_;
   T (*decode_)(const detail::future_state&) = nullptr;  // set for a task's result
 };

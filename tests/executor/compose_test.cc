@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -223,4 +224,63 @@ TEST_F(Compose, WaitAllOrFirstExceptionGivesUpAtItsTimeout) {
   std::vector<ferry::future<int>> futures{pool.submit(test_tasks::sleep_ms(), 2000)};
   EXPECT_EQ(ferry::wait_all_or_first_exception(futures, 50ms), std::nullopt);
   EXPECT_EQ(ferry::wait_all_or_first_exception(futures, 30s), std::optional<std::size_t>(1));
+}
+
+TEST_F(Compose, AFutureAsAnArgumentSendsTheTaskOnceItIsFinished) {
+  ferry::process_pool pool(options(2));
+  auto first = pool.submit(test_tasks::sleep_ms(), 200);  // returns its worker's pid
+  auto second = pool.submit(test_tasks::add(), first, 7);
+  EXPECT_FALSE(second.ready());
+  const int sum = get_within(second);
+  ASSERT_TRUE(first.ready());
+  EXPECT_EQ(sum, first.get() + 7);
+}
+
+TEST_F(Compose, AForwardedResultArrivesWholeAsTheDependentTasksArgument) {
+  ferry::process_pool pool(options(2));
+  auto made = pool.submit(test_tasks::make_string(), std::size_t{3} << 20);  // in shared memory
+  auto counted = pool.submit(test_tasks::length(), made);
+  EXPECT_EQ(get_within(counted), std::size_t{3} << 20);
+  auto small = pool.submit(test_tasks::greet("hello"), std::string("you"));
+  auto longer = pool.submit(test_tasks::length(), small);  // inline
+  EXPECT_EQ(get_within(longer), std::string("hello, you").size());
+}
+
+TEST_F(Compose, AFailedInputFailsTheDependentTaskWithItsExceptionAndSendsNothing) {
+  ferry::process_pool pool(options(1));
+  auto failed = pool.submit(test_tasks::throw_std(), std::string("out_of_range"));
+  auto dependent = pool.submit(test_tasks::add(), failed, 1);
+  expect_error<std::out_of_range>([&] { get_within(dependent); });
+  auto crashed = pool.submit(test_tasks::crash(), std::string("segv"));
+  auto after_crash = pool.submit(test_tasks::add(), crashed, 1);
+  expect_error<ferry::worker_died_error>([&] { get_within(after_crash); });
+}
+
+TEST_F(Compose, ContinuationsFeedDependentTasksToo) {
+  ferry::process_pool pool(options(2));
+  auto doubled = pool.submit(test_tasks::add(), 2, 3).then([](const ferry::future<int>& f) { return 2 * f.get(); });
+  auto plus = pool.submit(test_tasks::add(), doubled, pool.submit(test_tasks::add(), 1, 1));
+  EXPECT_EQ(get_within(plus), 12);
+}
+
+TEST_F(Compose, ADependentTaskCancelledBeforeItsInputFinishesIsNeverSent) {
+  ferry::process_pool pool(options(1));
+  auto slow = pool.submit(test_tasks::sleep_ms(), 300);
+  auto input = pool.submit(test_tasks::add(), slow, 0);
+  auto dependent = pool.submit(test_tasks::sleep_ms(), input);  // would sleep for about a pid's ms
+  EXPECT_TRUE(dependent.cancel());
+  expect_error<ferry::cancelled_error>([&] { get_within(dependent); });
+  EXPECT_GT(get_within(input), 0);
+  const auto start = std::chrono::steady_clock::now();
+  ferry_test::expect_pool_serves(pool);  // not behind a long sleep
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+TEST_F(Compose, ADependentTaskWaitingAtShutdownFailsWithPoolShutdown) {
+  ferry::process_pool pool(options(1));
+  auto slow = pool.submit(test_tasks::sleep_ms(), 300);
+  auto dependent = pool.submit(test_tasks::add(), slow, 1);
+  pool.shutdown();  // waits for `slow`; `dependent` is not the pool's yet
+  expect_error<ferry::pool_shutdown_error>([&] { get_within(dependent); });
+  EXPECT_THROW(pool.submit(test_tasks::add(), slow, 1), ferry::pool_shutdown_error);
 }

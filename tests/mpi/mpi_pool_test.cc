@@ -114,7 +114,7 @@ ferry::future<int> awaits_two(ferry::mpi_pool& pool) {
 
 // Composition is the future's, so it is the same on both pools
 // (tests/executor/compose_test.cc has each case on a process_pool).
-TEST(MpiPool, ItsFuturesComposeWithThenWhenAllWhenAnyAndCoAwait) {
+TEST(MpiPool, ItsFuturesComposeWithThenWhenAllWhenAnyCoAwaitAndAsArguments) {
   ferry::mpi_pool pool(options());
   auto text = pool.submit(test_tasks::add(), 20, 22).then(
       [](const ferry::future<int>& f) { return std::to_string(f.get()); });
@@ -132,6 +132,12 @@ TEST(MpiPool, ItsFuturesComposeWithThenWhenAllWhenAnyAndCoAwait) {
   EXPECT_EQ(get_within(any).index, 1u);
   auto sum = awaits_two(pool);
   EXPECT_EQ(get_within(sum), 3 + 9);
+  auto made = pool.submit(test_tasks::make_string(), std::size_t{3} << 20);
+  auto counted = pool.submit(test_tasks::length(), made);  // the bytes go out again from rank 0
+  EXPECT_EQ(get_within(counted), std::size_t{3} << 20);
+  auto failed = pool.submit(test_tasks::throw_std(), std::string("out_of_range"));
+  auto dependent = pool.submit(test_tasks::add(), failed, 1);
+  expect_error<std::out_of_range>([&] { get_within(dependent); });
 }
 
 // A continuation runs on ferry's continuation thread, never on rank 0's

@@ -16,6 +16,7 @@
 
 #include "executor/internal/config.h"
 #include "executor/future.h"
+#include "executor/internal/dependent_task.h"
 #include "executor/internal/submit.h"
 #include "executor/ordered_results.h"
 #include "executor/shutdown_options.h"
@@ -31,6 +32,13 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   // void). Throws ferry::pool_shutdown_error after shutdown; any other
   // problem (f or args cannot be serialized, code in the main executable
   // with start_method::plugin) fails the returned future.
+  //
+  // An argument may be a ferry::future<T> where f takes a T: the task is
+  // sent once that future is finished, with its result's bytes forwarded as
+  // they are (internal/dependent_task.h), or fails with its exception
+  // without being sent. Until then it is held in this process, not queued:
+  // cancel() stops it; a shutdown meanwhile fails it with
+  // ferry::pool_shutdown_error.
   template <class F, class... Args>
   auto submit(F&& f, Args&&... args) {
     using D = std::decay_t<F>;
@@ -39,8 +47,8 @@ class FERRY_EXECUTOR_EXPORT pool_front {
       // the caller's module, which a plugin worker may not be able to load.
       return submit_function(static_cast<const D&>(f), std::forward<Args>(args)...);
     } else {
-      using R = std::invoke_result_t<const D&, std::decay_t<Args>...>;
-      return submit_function(function<R(std::decay_t<Args>...)>(std::forward<F>(f)),
+      using R = std::invoke_result_t<const D&, task_argument_t<Args>...>;
+      return submit_function(function<R(task_argument_t<Args>...)>(std::forward<F>(f)),
                              std::forward<Args>(args)...);
     }
   }
@@ -100,8 +108,14 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   future<R> submit_function(const function<R(P...)>& fn, Args&&... args) {
     static_assert(sizeof...(P) == sizeof...(Args), "ferry: submit: wrong number of arguments");
     check_task_signature<R, P...>();
-    auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(args)), ...); };
-    return future<R>(submit_encoded(*queue_, fn, 1, encode), detail::from_task);
+    if constexpr ((is_future<std::decay_t<Args>> || ...)) {
+      if (queue_->is_shutdown()) throw pool_shutdown_error("ferry: submit after the pool was shut down");
+      return future<R>(submit_after(queue_, fn, std::decay_t<Args>(std::forward<Args>(args))...),
+                       detail::from_task);
+    } else {
+      auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(args)), ...); };
+      return future<R>(submit_encoded(*queue_, fn, 1, encode), detail::from_task);
+    }
   }
 
   template <class R, class P, class Range>
