@@ -12,6 +12,7 @@
 #define FERRY_EXECUTOR_ERRORS_H_
 
 #include <string>
+#include <vector>
 
 #include "executor/internal/config.h"
 #include "serialize/error.h"
@@ -35,17 +36,25 @@ class FERRY_EXECUTOR_EXPORT task_error : public error {
 
 // The worker process running the task exited (even with code 0: a task that
 // calls exit() ends its worker) or was killed. The message names the cause,
-// e.g. "was killed by signal 11 (SIGSEGV)" or "exited with code 3".
+// e.g. "was killed by signal 11 (SIGSEGV)" or "exited with code 3". A task
+// sent again after earlier deaths (task_options::retries) lists how each
+// attempt ended, in order, the last being cause(); and a named task is
+// named.
 class FERRY_EXECUTOR_EXPORT worker_died_error : public error {
  public:
   worker_died_error(int pid, std::string cause);
+  // The last of several attempts; `earlier` holds how each earlier one ended.
+  worker_died_error(int pid, std::string cause, std::vector<std::string> earlier, const std::string& name);
   ~worker_died_error() override;
   int pid() const noexcept { return pid_; }
   const std::string& cause() const noexcept { return cause_; }
+  // How each attempt ended, the last being cause(); at least one.
+  const std::vector<std::string>& attempts() const noexcept { return attempts_; }
 
  private:
   int pid_;
   std::string cause_;
+  std::vector<std::string> attempts_;
 };
 
 // A worker could not be started, or exited before it was ready (for the

@@ -15,6 +15,7 @@
 #include "executor/process_pool.h"
 #include "executor/reusable_executor.h"
 #include "executor/start_method.h"
+#include "executor/task_options.h"
 #include "executor/worker.h"
 #include "serialize/serialize.h"
 

@@ -29,6 +29,9 @@ struct pool_options {
   // A task running longer has its worker killed (and replaced) and fails
   // with ferry::task_timeout_error.
   std::optional<std::chrono::milliseconds> task_timeout;
+  // How many times a task is sent again, to a new worker, after the worker
+  // running it died; a task's own ferry::task_options::retries overrides it.
+  unsigned task_retries = 0;
   // Run once in each new worker before its first task. If it throws, the
   // worker does not start and the pending tasks fail with
   // ferry::worker_start_error.

@@ -14,7 +14,30 @@ task_error::~task_error() = default;
 worker_died_error::worker_died_error(int pid, std::string cause)
     : error("ferry: the worker process " + std::to_string(pid) + " running the task " + cause),
       pid_(pid),
-      cause_(std::move(cause)) {}
+      cause_(cause),
+      attempts_{std::move(cause)} {}
+
+namespace {
+std::string died_message(int pid, const std::string& cause, const std::vector<std::string>& earlier,
+                         const std::string& name) {
+  std::string m = "ferry: ";
+  if (!name.empty()) m += "task '" + name + "': ";
+  m += "the worker process " + std::to_string(pid) + " running the task " + cause;
+  if (!earlier.empty()) {
+    m += " (attempt " + std::to_string(earlier.size() + 1) + "; before it";
+    for (std::size_t i = 0; i < earlier.size(); ++i)
+      m += (i == 0 ? ": " : "; ") + std::to_string(i + 1) + ". " + earlier[i];
+    m += ")";
+  }
+  return m;
+}
+}  // namespace
+
+worker_died_error::worker_died_error(int pid, std::string cause, std::vector<std::string> earlier,
+                                     const std::string& name)
+    : error(died_message(pid, cause, earlier, name)), pid_(pid), cause_(cause), attempts_(std::move(earlier)) {
+  attempts_.push_back(std::move(cause));
+}
 worker_died_error::~worker_died_error() = default;
 
 worker_start_error::worker_start_error(const std::string& message) : error(message) {}

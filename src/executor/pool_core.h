@@ -65,6 +65,7 @@ class pool_core final : public local_pool {
   // With how.wait, a caller-driven pool turns until it is drained.
   void shutdown(shutdown_options how) override;
   bool is_shutdown() const override;
+  unsigned task_retries() const override { return options_.task_retries; }
   // driver::caller only (local_pool).
   bool turn(std::chrono::microseconds timeout) override;
   void start_workers() override;

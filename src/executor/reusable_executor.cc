@@ -18,6 +18,7 @@ namespace {
 bool same_but_size(const pool_options& a, const pool_options& b) {
   return a.start == b.start && a.idle_timeout == b.idle_timeout &&
          a.max_tasks_per_worker == b.max_tasks_per_worker && a.task_timeout == b.task_timeout &&
+         a.task_retries == b.task_retries &&
          a.env == b.env && a.max_message_size == b.max_message_size &&
          a.shared_memory_threshold == b.shared_memory_threshold &&
          a.max_worker_memory == b.max_worker_memory &&

@@ -43,6 +43,7 @@ class mpi_core final : public task_queue {
   std::shared_ptr<future_state> submit_task(const task_writer& task, std::uint32_t count) override;
   void shutdown(shutdown_options how) override;
   bool is_shutdown() const override;
+  unsigned task_retries() const override { return options_.local.task_retries; }
   std::size_t max_workers() const { return max_workers_; }
   std::vector<std::string> hosts() const;
 

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <csignal>
+#include <fstream>
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
@@ -153,6 +154,21 @@ ferry::function<int()> spin_forever() {
 
 ferry::function<int()> pid() {
   return [] { return static_cast<int>(::getpid()); };
+}
+
+ferry::function<int(std::string, int, int)> fail_first() {
+  return [](std::string path, int deaths, int throws) {
+    int runs = 0;
+    {
+      std::ifstream in(path);
+      in >> runs;
+    }
+    ++runs;
+    std::ofstream(path) << runs;
+    if (runs <= deaths) ::raise(SIGKILL);
+    if (runs <= deaths + throws) throw std::runtime_error("run " + std::to_string(runs) + " threw");
+    return runs;
+  };
 }
 
 ferry::function<int()> parent_pid() {

@@ -57,6 +57,10 @@ ferry::function<int()> spin_forever();
 ferry::function<int()> pid();
 // The pid of the worker's parent: the pool's process, or an MPI agent.
 ferry::function<int()> parent_pid();
+// Counts its runs in the file at `path`: the first `deaths` runs SIGKILL
+// their worker, the next `throws` throw std::runtime_error, later ones
+// return the run's number (1, 2, ...).
+ferry::function<int(std::string, int, int)> fail_first();
 ferry::function<std::string(std::string)> getenv();
 ferry::function<void()> initializer();                           // sets a flag read by
 ferry::function<bool()> initialized();                           // this one

@@ -235,6 +235,66 @@ TEST(MpiPool, AStormOfWorkerKillsFailsOnlyTasksTheirWorkersWereRunning) {
   }
 }
 
+// Per-task options sit above the pools' queues: retries and names are the
+// same on both (tests/executor/task_options_test.cc has each case).
+TEST(MpiPool, ATaskWhoseWorkerDiesIsSentAgainAndItsLastDeathListsEachAttempt) {
+  ferry::mpi_pool pool(options());
+  const std::string counter = ::testing::TempDir() + "/ferry_mpi_runs_" + std::to_string(::getpid());
+  std::remove(counter.c_str());
+  auto retried = pool.submit({.retries = 2}, test_tasks::fail_first(), counter, 2, 0);
+  EXPECT_EQ(get_within(retried), 3);
+  std::remove(counter.c_str());
+  auto exhausted = pool.submit({.retries = 1, .name = "shard 7"}, test_tasks::fail_first(), counter, 5, 0);
+  const auto e = expect_error<ferry::worker_died_error>([&] { get_within(exhausted); });
+  EXPECT_EQ(e.attempts().size(), 2u);
+  EXPECT_NE(std::string(e.what()).find("task 'shard 7'"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("on host"), std::string::npos) << e.what();
+  std::remove(counter.c_str());
+}
+
+TEST(MpiPool, WithRetriesAStormOfWorkerKillsLosesNoTask) {
+  ferry::mpi_pool_options o = options();
+  o.local.task_retries = 1000;
+  ferry::mpi_pool pool(o);
+  auto parent = pool.submit(test_tasks::parent_pid());
+  const int agent = get_within(parent);
+  std::atomic<bool> stop{false};
+  std::atomic<int> kills{0};
+  std::thread killer([&] {
+    std::mt19937 rng(20261202);
+    std::uniform_int_distribution<int> pause(3, 10);
+    while (!stop) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(pause(rng)));
+      std::vector<int> pids;
+      std::ifstream in("/proc/" + std::to_string(agent) + "/task/" + std::to_string(agent) + "/children");
+      for (int pid; in >> pid;) pids.push_back(pid);
+      if (!pids.empty() && ::kill(pids[rng() % pids.size()], SIGKILL) == 0) ++kills;
+    }
+  });
+  constexpr int threads = 4, per_thread = 500;
+  std::vector<std::vector<ferry::future<int>>> futures(threads);
+  std::vector<std::thread> submitters;
+  for (int t = 0; t < threads; ++t)
+    submitters.emplace_back([&, t] {
+      for (int i = 0; i < per_thread; ++i) futures[t].push_back(pool.submit(test_tasks::add(), i, t));
+    });
+  for (auto& s : submitters) s.join();
+  bool all_finished = true;
+  for (const auto& f : futures) all_finished = ferry::wait_all(f, 120s) && all_finished;
+  stop = true;
+  killer.join();
+  ASSERT_TRUE(all_finished) << "futures still pending after the storm";
+  for (int t = 0; t < threads; ++t)
+    for (int i = 0; i < per_thread; ++i) {
+      try {
+        EXPECT_EQ(futures[t][i].get(), i + t);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "task " << t << "/" << i << " failed with: " << e.what();
+      }
+    }
+  std::printf("%d tasks, all with their values, through %d kills\n", threads * per_thread, kills.load());
+}
+
 // The agent's local pool enforces pool_options' limits: a task past its
 // timeout, or over the memory limit alone, fails its own future, naming the
 // host, and the agent's pool replaces the worker.

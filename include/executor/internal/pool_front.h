@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <ranges>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "executor/internal/config.h"
 #include "executor/future.h"
 #include "executor/internal/dependent_task.h"
+#include "executor/internal/retries.h"
 #include "executor/internal/submit.h"
 #include "executor/ordered_results.h"
 #include "executor/shutdown_options.h"
@@ -39,7 +41,24 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   // without being sent. Until then it is held in this process, not queued:
   // cancel() stops it; a shutdown meanwhile fails it with
   // ferry::pool_shutdown_error.
+  // With options (executor/task_options.h): retries after a worker's death,
+  // a name in the errors. Such a task's future is finished on the
+  // continuation thread; cancel() cancels it and its attempt waiting in the
+  // queue (one already running finishes, its result dropped).
   template <class F, class... Args>
+  auto submit(const task_options& options, F&& f, Args&&... args) {
+    using D = std::decay_t<F>;
+    if constexpr (is_ferry_function<D>) {
+      return submit_with_options(options, static_cast<const D&>(f), std::forward<Args>(args)...);
+    } else {
+      using R = std::invoke_result_t<const D&, std::decay_t<Args>...>;
+      return submit_with_options(options, function<R(std::decay_t<Args>...)>(std::forward<F>(f)),
+                                 std::forward<Args>(args)...);
+    }
+  }
+
+  template <class F, class... Args>
+    requires(!std::is_same_v<std::decay_t<F>, task_options>)
   auto submit(F&& f, Args&&... args) {
     using D = std::decay_t<F>;
     if constexpr (is_ferry_function<D>) {
@@ -113,9 +132,31 @@ class FERRY_EXECUTOR_EXPORT pool_front {
       return future<R>(submit_after(queue_, fn, std::decay_t<Args>(std::forward<Args>(args))...),
                        detail::from_task);
     } else {
+      if (queue_->task_retries() != 0) return submit_with_options({}, fn, std::forward<Args>(args)...);
       auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(args)), ...); };
       return future<R>(submit_encoded(*queue_, fn, 1, encode), detail::from_task);
     }
+  }
+
+  template <class R, class... P, class... Args>
+  future<R> submit_with_options(const task_options& options, const function<R(P...)>& fn, Args&&... args) {
+    static_assert(sizeof...(P) == sizeof...(Args), "ferry: submit: wrong number of arguments");
+    static_assert(!(is_future<std::decay_t<Args>> || ...),
+                  "ferry: submit with task_options takes no future as an argument; call .then() on "
+                  "the future and submit from there");
+    check_task_signature<R, P...>();
+    auto held = std::make_shared<const std::tuple<function<R(P...)>, std::decay_t<Args>...>>(
+        fn, std::forward<Args>(args)...);
+    send_attempt send = [held](task_queue& queue) {
+      return std::apply(
+          [&](const auto& f, const auto&... a) {
+            auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(a)), ...); };
+            return submit_encoded(queue, f, 1, encode);
+          },
+          *held);
+    };
+    const unsigned retries = options.retries.value_or(queue_->task_retries());
+    return future<R>(run_with_retries(queue_, std::move(send), options, retries), detail::from_task);
   }
 
   template <class R, class P, class Range>

@@ -72,6 +72,8 @@ class FERRY_EXECUTOR_EXPORT task_queue {
                                                     std::uint32_t count) = 0;
   virtual void shutdown(shutdown_options how) = 0;
   virtual bool is_shutdown() const = 0;
+  // pool_options::task_retries of the pool's workers.
+  virtual unsigned task_retries() const = 0;
 };
 
 template <class Fn, class Encode>

@@ -1,0 +1,30 @@
+// Copyright ferry authors.
+//
+// ferry::task_options: what one task asks of the pool that runs it, given
+// as submit's first argument, on process_pool and mpi_pool alike:
+//
+//   auto f = pool.submit({.retries = 3, .name = "load shard 7"}, load, 7);
+#ifndef FERRY_EXECUTOR_TASK_OPTIONS_H_
+#define FERRY_EXECUTOR_TASK_OPTIONS_H_
+
+#include <optional>
+#include <string>
+
+namespace ferry {
+
+struct task_options {
+  // How many times the task is sent again, to a new worker, after the
+  // worker running it died (ferry::worker_died_error). Unset:
+  // pool_options::task_retries. Only that task is sent again; a task that
+  // ran past its timeout or was stopped by a shutdown is not.
+  std::optional<unsigned> retries{};
+  // Also send it again, within `retries`, when it throws.
+  bool retry_on_exception = false;
+  // Named in the errors the pool makes for this task (worker_died_error,
+  // task_timeout_error, ...), so that a log says which task failed.
+  std::string name{};
+};
+
+}  // namespace ferry
+
+#endif  // FERRY_EXECUTOR_TASK_OPTIONS_H_
