@@ -87,19 +87,7 @@ TEST_F(Compose, AContinuationSeesTheTasksExceptionAndWhatItThrowsFailsItsFuture)
 
 TEST_F(Compose, ABlockedContinuationHoldsUpNoPool) {
   ferry::process_pool pool(options(2));
-  std::promise<void> entered, release;
-  std::shared_future<void> released = release.get_future().share();
-  auto blocked = pool.submit(test_tasks::add(), 1, 1).then([&entered, released](const ferry::future<int>& f) {
-    entered.set_value();
-    released.wait_for(30s);
-    return f.get();
-  });
-  ASSERT_EQ(entered.get_future().wait_for(30s), std::future_status::ready);
-  // The continuation thread is held; the pool's results still arrive.
-  auto meanwhile = pool.submit(test_tasks::add(), 20, 22);
-  EXPECT_EQ(get_within(meanwhile), 42);
-  release.set_value();
-  EXPECT_EQ(get_within(blocked), 2);
+  ferry_test::expect_results_while_a_continuation_blocks(pool);
 }
 
 TEST_F(Compose, AContinuationWaitingForAnotherContinuationDoesNotWaitForItself) {

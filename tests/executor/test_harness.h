@@ -147,6 +147,25 @@ inline int start_one_worker(ferry::process_pool& pool) {
   return pids.empty() ? 0 : pids[0];
 }
 
+// While a continuation holds ferry's continuation thread, the pool's
+// results still arrive: then() never runs on a pool's manager or MPI
+// progress thread. For either pool.
+template <class Pool>
+void expect_results_while_a_continuation_blocks(Pool& pool) {
+  std::promise<void> entered, release;
+  std::shared_future<void> released = release.get_future().share();
+  auto blocked = pool.submit(test_tasks::add(), 1, 1).then([&entered, released](const ferry::future<int>& f) {
+    entered.set_value();
+    released.wait_for(std::chrono::seconds(30));
+    return f.get();
+  });
+  ASSERT_EQ(entered.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  auto meanwhile = pool.submit(test_tasks::add(), 20, 22);
+  EXPECT_EQ(get_within(meanwhile), 42);
+  release.set_value();
+  EXPECT_EQ(get_within(blocked), 2);
+}
+
 inline void expect_pool_serves(ferry::process_pool& pool) {
   auto f = pool.submit(test_tasks::add(), 20, 22);
   EXPECT_EQ(get_within(f), 42);

@@ -151,18 +151,7 @@ TEST(MpiPool, ItsFuturesComposeWithThenWhenAllWhenAnyCoAwaitAndAsArguments) {
 // progress thread: while one is blocked, results still arrive.
 TEST(MpiPool, ABlockedContinuationHoldsUpNoProgressThread) {
   ferry::mpi_pool pool(options());
-  std::promise<void> entered, release;
-  std::shared_future<void> released = release.get_future().share();
-  auto blocked = pool.submit(test_tasks::add(), 1, 1).then([&entered, released](const ferry::future<int>& f) {
-    entered.set_value();
-    released.wait_for(30s);
-    return f.get();
-  });
-  ASSERT_EQ(entered.get_future().wait_for(30s), std::future_status::ready);
-  auto meanwhile = pool.submit(test_tasks::add(), 20, 22);
-  EXPECT_EQ(get_within(meanwhile), 42);
-  release.set_value();
-  EXPECT_EQ(get_within(blocked), 2);
+  ferry_test::expect_results_while_a_continuation_blocks(pool);
 }
 
 // The storm of tests/executor/kill_storm_test.cc on the agent's workers:
