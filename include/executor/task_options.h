@@ -7,6 +7,7 @@
 #ifndef FERRY_EXECUTOR_TASK_OPTIONS_H_
 #define FERRY_EXECUTOR_TASK_OPTIONS_H_
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -20,6 +21,10 @@ struct task_options {
   std::optional<unsigned> retries{};
   // Also send it again, within `retries`, when it throws.
   bool retry_on_exception = false;
+  // A task running longer has its worker killed (and replaced) and fails
+  // with ferry::task_timeout_error; each attempt has this long. Unset:
+  // pool_options::task_timeout.
+  std::optional<std::chrono::milliseconds> timeout{};
   // Named in the errors the pool makes for this task (worker_died_error,
   // task_timeout_error, ...), so that a log says which task failed.
   std::string name{};

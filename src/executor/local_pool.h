@@ -33,8 +33,10 @@ class FERRY_INTERNAL_EXPORT local_pool : public task_queue {
 
   // Queues a task already encoded elsewhere (its message body, as
   // protocol::encode_task wrote it). The admission rules are those of
-  // submit_task. Throws ferry::pool_shutdown_error after shutdown.
-  virtual std::shared_ptr<future_state> submit_body(std::string body) = 0;
+  // submit_task; `timeout` is the task's own (task_options::timeout).
+  // Throws ferry::pool_shutdown_error after shutdown.
+  virtual std::shared_ptr<future_state> submit_body(std::string body,
+                                                    std::optional<std::chrono::milliseconds> timeout) = 0;
   // One pass of the pool's loop: sends queued tasks, waits up to `timeout`
   // (less when a timer is due) for a worker's message or exit, handles what
   // came and enforces the timers. Returns false once the pool is shut down

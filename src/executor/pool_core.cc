@@ -75,22 +75,24 @@ pool_core::~pool_core() {
 std::shared_ptr<future_state> pool_core::submit_task(const task_writer& task, std::uint32_t count) {
   auto admitted = admit(task, count, options_);
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&admitted)) return *failed;
-  return enqueue(std::get<protocol::encoded_task>(std::move(admitted)).body);
+  return enqueue(std::get<protocol::encoded_task>(std::move(admitted)).body, task.timeout());
 }
 
-std::shared_ptr<future_state> pool_core::submit_body(std::string body) {
+std::shared_ptr<future_state> pool_core::submit_body(std::string body,
+                                                     std::optional<std::chrono::milliseconds> timeout) {
   // Its sender (rank 0 of an MPI pool) admitted it for these workers
   // already; the size is checked again, as this pool's limit is what holds.
   protocol::encoded_task task{std::move(body), false, {}};
   if (std::exception_ptr why = refusal(task, options_)) return failed_state(why);
-  return enqueue(std::move(task.body));
+  return enqueue(std::move(task.body), timeout);
 }
 
-std::shared_ptr<future_state> pool_core::enqueue(std::string body) {
+std::shared_ptr<future_state> pool_core::enqueue(std::string body,
+                                                 std::optional<std::chrono::milliseconds> timeout) {
   auto state = make_future_state();
   {
     mutex_lock lock(intake_.mu);
-    intake_.pending.push_back({intake_.admit(), std::move(body), state});
+    intake_.pending.push_back({intake_.admit(), std::move(body), state, false, timeout});
   }
   wake();
   return state;

@@ -61,7 +61,8 @@ class pool_core final : public local_pool {
   ~pool_core() override;  // shutdown({}): waits for the queue to drain
 
   std::shared_ptr<future_state> submit_task(const task_writer& task, std::uint32_t count) override;
-  std::shared_ptr<future_state> submit_body(std::string body) override;
+  std::shared_ptr<future_state> submit_body(std::string body,
+                                            std::optional<std::chrono::milliseconds> timeout) override;
   // With how.wait, a caller-driven pool turns until it is drained.
   void shutdown(shutdown_options how) override;
   bool is_shutdown() const override;
@@ -78,7 +79,7 @@ class pool_core final : public local_pool {
   using clock = std::chrono::steady_clock;
 
   // Queues an admitted task.
-  std::shared_ptr<future_state> enqueue(std::string body);
+  std::shared_ptr<future_state> enqueue(std::string body, std::optional<std::chrono::milliseconds> timeout);
   // A pass of the manager loop, waiting at most `most` (nullopt: until a
   // timer is due); false once shut down and drained, or after a failure,
   // with the workers then stopped.

@@ -31,10 +31,10 @@ bool exited_with(const exit_facts& f, int code) {
 std::exception_ptr running_task_error(const exit_facts& f, const pool_options& limits) {
   if (f.stopped_by_shutdown) return stopped_by_shutdown();
   if (f.timed_out) {
+    const auto timeout = f.task_timeout ? f.task_timeout : limits.task_timeout;
     return std::make_exception_ptr(task_timeout_error(
-        "ferry: the task ran longer than the task_timeout of " +
-        std::to_string(limits.task_timeout ? limits.task_timeout->count() : 0) +
-        " ms; its worker was killed"));
+        std::string("ferry: the task ran longer than ") + (f.task_timeout ? "its timeout" : "the task_timeout") +
+        " of " + std::to_string(timeout ? timeout->count() : 0) + " ms; its worker was killed"));
   }
   if (exited_with(f, protocol::authentication_status)) {
     return std::make_exception_ptr(worker_died_error(

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <exception>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@ struct exit_facts {
   bool stopped_by_shutdown = false;  // the pool killed it for shutdown's kill_running
   std::string failure;        // why the pool killed it otherwise, if it did
   std::string start_failure;  // its start_failed message (its initializer threw)
+  std::optional<std::chrono::milliseconds> task_timeout;  // the running task's own, if any
 };
 
 // "exited with code 3", "was killed by signal 9 (SIGKILL)".

@@ -134,7 +134,8 @@ exit_facts worker_slot::reap(const message_handler& on_message) {
   ::close(pidfd_);
   pidfd_ = -1;
   reaped_ = true;
-  return {pid_, status, phase_ == phase::starting, timed_out_, stopped_by_shutdown_, failure_, start_failure_};
+  return {pid_,         status,   phase_ == phase::starting, timed_out_, stopped_by_shutdown_, failure_,
+          start_failure_, in_flight_.empty() ? std::nullopt : in_flight_.front().timeout};
 }
 
 }  // namespace ferry::detail

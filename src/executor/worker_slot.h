@@ -36,6 +36,7 @@ struct pool_task {
   std::string body;  // kept until the task runs, while it may be sent elsewhere
   std::shared_ptr<future_state> state;
   bool started = false;  // state->start() done: requeued after its worker died unstarted
+  std::optional<std::chrono::milliseconds> timeout;  // its own; else the pool's
 };
 
 class worker_slot {
@@ -85,8 +86,10 @@ class worker_slot {
     if (socket_ < 0 && failure_.empty() && !reaped_) f(deadline::exit_grace, closed_at_ + exit_grace);
     if (phase_ == phase::starting && failure_.empty())
       f(deadline::start_timeout, since_ + start_retry::start_timeout);
-    if (phase_ == phase::busy && l.task_timeout && !timed_out_)
-      f(deadline::task_timeout, since_ + *l.task_timeout);
+    if (phase_ == phase::busy && !timed_out_) {
+      const auto timeout = in_flight_.front().timeout ? in_flight_.front().timeout : l.task_timeout;
+      if (timeout) f(deadline::task_timeout, since_ + *timeout);
+    }
     if (phase_ == phase::idle) f(deadline::idle_timeout, since_ + l.idle_timeout);
   }
 

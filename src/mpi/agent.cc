@@ -84,8 +84,9 @@ int serve(channel& ch, agent_config config) {
   idle_backoff backoff;
   bool kill_running = false;
   auto next_heartbeat = std::chrono::steady_clock::now() + heartbeat_interval;
-  const auto submit = [&](std::uint64_t id, std::string body) {
-    std::shared_ptr<future_state> state = pool->submit_body(std::move(body));
+  const auto submit = [&](std::uint64_t id, std::string body,
+                          std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+    std::shared_ptr<future_state> state = pool->submit_body(std::move(body), timeout);
     running.emplace(id, state);
     state->on_done([&done, id] { done.push_back(id); });
   };
@@ -113,8 +114,18 @@ int serve(channel& ch, agent_config config) {
       }
       if (m->type == kind::task) {
         submit(m->id, std::move(m->body));
+      } else if (m->type == kind::timed_task) {
+        const timed_body t = split_timeout(m->body);
+        submit(m->id, std::string(t.body), t.timeout);
       } else if (m->type == kind::tasks) {
-        for (const batch_entry& e : decode_batch(m->body)) submit(e.id, std::string(e.body));
+        for (const batch_entry& e : decode_batch(m->body)) {
+          if (e.kind == static_cast<std::uint8_t>(kind::timed_task)) {
+            const timed_body t = split_timeout(e.body);
+            submit(e.id, std::string(t.body), t.timeout);
+          } else {
+            submit(e.id, std::string(e.body));
+          }
+        }
       }
     }
     // With nothing from MPI, the wait is in the local pool's poll, which a

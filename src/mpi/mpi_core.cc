@@ -91,7 +91,7 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   {
     mutex_lock lock(intake_.mu);
     auto& e = std::get<protocol::encoded_task>(encoded);
-    intake_.pending.push_back({intake_.admit(), std::move(e.body), state, std::move(e.modules)});
+    intake_.pending.push_back({intake_.admit(), std::move(e.body), state, std::move(e.modules), task.timeout()});
   }
   cv_.notify_one();
   return state;
@@ -262,18 +262,21 @@ void mpi_core::run() {
     std::unordered_map<agent*, std::pair<std::string, std::vector<task*>>> batches;
     for (auto& [a, t] : to_send) {
       if (options_.ship_modules) ship_modules(*a, t);
+      const mpi::kind k = t.timeout ? mpi::kind::timed_task : mpi::kind::task;
+      if (t.timeout) t.body = mpi::with_timeout(*t.timeout, t.body);
       if (t.body.size() > mpi::batch_body_limit) {
-        channel_->send(a->rank, mpi::kind::task, t.id, std::move(t.body));
+        channel_->send(a->rank, k, t.id, std::move(t.body));
         continue;
       }
       auto& [bytes, tasks] = batches[a];
-      mpi::append_to_batch(bytes, t.id, static_cast<std::uint8_t>(mpi::kind::task), t.body);
+      mpi::append_to_batch(bytes, t.id, static_cast<std::uint8_t>(k), t.body);
       tasks.push_back(&t);
     }
     for (auto& [a, batch] : batches) {
       auto& [bytes, tasks] = batch;
       if (tasks.size() == 1)
-        channel_->send(a->rank, mpi::kind::task, tasks[0]->id, std::move(tasks[0]->body));
+        channel_->send(a->rank, tasks[0]->timeout ? mpi::kind::timed_task : mpi::kind::task, tasks[0]->id,
+                       std::move(tasks[0]->body));
       else
         channel_->send(a->rank, mpi::kind::tasks, tasks.size(), std::move(bytes));
     }

@@ -53,6 +53,7 @@ class mpi_core final : public task_queue {
     std::string body;
     std::shared_ptr<future_state> state;
     std::vector<module_file> modules;  // those the body names
+    std::optional<std::chrono::milliseconds> timeout;  // its own, if any
   };
   struct agent {
     int rank = 0;

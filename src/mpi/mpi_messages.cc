@@ -167,6 +167,20 @@ std::vector<batch_entry> decode_batch(std::string_view batch) {
   return out;
 }
 
+std::string with_timeout(std::chrono::milliseconds timeout, std::string_view body) {
+  const auto ms = static_cast<std::uint64_t>(timeout.count());
+  std::string out(reinterpret_cast<const char*>(&ms), sizeof ms);
+  out.append(body);
+  return out;
+}
+
+timed_body split_timeout(std::string_view bytes) {
+  std::uint64_t ms = 0;
+  if (bytes.size() < sizeof ms) throw format_error(0, "a timed task is shorter than its timeout");
+  std::memcpy(&ms, bytes.data(), sizeof ms);
+  return {std::chrono::milliseconds(static_cast<std::int64_t>(ms)), bytes.substr(sizeof ms)};
+}
+
 std::string encode_stop(bool kill_running) {
   return std::string(1, kill_running ? '\1' : '\0');
 }

@@ -4,6 +4,7 @@
 #ifndef FERRY_SRC_MPI_MPI_MESSAGES_H_
 #define FERRY_SRC_MPI_MPI_MESSAGES_H_
 
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -54,6 +55,15 @@ void append_to_batch(std::string& batch, std::uint64_t id, std::uint8_t kind, st
 std::vector<batch_entry> decode_batch(std::string_view batch);
 // Bodies up to this size are sent in batches.
 inline constexpr std::size_t batch_body_limit = 16 * 1024;
+
+// timed_task: a task's own timeout before its body (u64 milliseconds).
+std::string with_timeout(std::chrono::milliseconds timeout, std::string_view body);
+struct timed_body {
+  std::chrono::milliseconds timeout;
+  std::string_view body;  // into the message's bytes
+};
+// Throws ferry::format_error for a body shorter than the timeout.
+timed_body split_timeout(std::string_view bytes);
 
 // stop: whether running tasks are killed.
 std::string encode_stop(bool kill_running);

@@ -133,3 +133,23 @@ TEST_F(TaskOptions, SubmitWithOptionsAfterShutdownThrows) {
   pool.shutdown();
   EXPECT_THROW(pool.submit({.retries = 1}, test_tasks::add(), 1, 2), ferry::pool_shutdown_error);
 }
+
+TEST_F(TaskOptions, ATasksOwnTimeoutStopsItAndSaysSo) {
+  ferry::process_pool pool(options(1));  // no task_timeout of its own
+  auto f = pool.submit({.timeout = 200ms, .name = "spins"}, test_tasks::spin_forever());
+  const auto e = expect_error<ferry::task_timeout_error>([&] { get_within(f); });
+  expect_message(e, "task 'spins'");
+  expect_message(e, "its timeout of 200 ms");
+  ferry_test::expect_pool_serves(pool);
+}
+
+TEST_F(TaskOptions, ATasksOwnTimeoutReplacesThePools) {
+  ferry::pool_options o = options(1);
+  o.task_timeout = 100ms;
+  ferry::process_pool pool(o);
+  auto longer = pool.submit({.timeout = 30s}, test_tasks::sleep_ms(), 400);
+  EXPECT_GT(get_within(longer), 0);
+  auto pools = pool.submit(test_tasks::sleep_ms(), 400);
+  const auto e = expect_error<ferry::task_timeout_error>([&] { get_within(pools); });
+  expect_message(e, "the task_timeout of 100 ms");
+}

@@ -204,6 +204,19 @@ TEST(MpiPool, ATaskWhoseWorkerDiesIsSentAgainAndItsLastDeathListsEachAttempt) {
   std::remove(counter.c_str());
 }
 
+// A task's own timeout travels with it to the agent, whose local pool
+// enforces it, batched or alone.
+TEST(MpiPool, ATasksOwnTimeoutIsEnforcedOnItsHost) {
+  ferry::mpi_pool pool(options());
+  auto spin = pool.submit({.timeout = 300ms, .name = "spins"}, test_tasks::spin_forever());
+  const auto e = expect_error<ferry::task_timeout_error>([&] { get_within(spin); });
+  EXPECT_NE(std::string(e.what()).find("its timeout of 300 ms"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("task 'spins'"), std::string::npos) << e.what();
+  std::vector<ferry::future<int>> quick;
+  for (int i = 0; i < 8; ++i) quick.push_back(pool.submit({.timeout = 30s}, test_tasks::add(), i, 1));
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(get_within(quick[i]), i + 1);
+}
+
 TEST(MpiPool, WithRetriesAStormOfWorkerKillsLosesNoTask) {
   ferry::mpi_pool_options o = options();
   o.local.task_retries = 1000;

@@ -4,8 +4,10 @@
 #ifndef FERRY_EXECUTOR_INTERNAL_SUBMIT_H_
 #define FERRY_EXECUTOR_INTERNAL_SUBMIT_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <type_traits>
 
 #include "executor/internal/config.h"
@@ -54,6 +56,8 @@ class task_writer {
  public:
   virtual void write_function(output_archive& ar) const = 0;
   virtual void write_arguments(output_archive& ar) const = 0;
+  // The task's own timeout (task_options::timeout), if it has one.
+  virtual std::optional<std::chrono::milliseconds> timeout() const { return std::nullopt; }
 
  protected:
   ~task_writer() = default;
@@ -78,18 +82,22 @@ class FERRY_EXECUTOR_EXPORT task_queue {
 
 template <class Fn, class Encode>
 std::shared_ptr<future_state> submit_encoded(task_queue& queue, const Fn& fn, std::uint32_t count,
-                                             Encode& encode_arguments) {
+                                             Encode& encode_arguments,
+                                             std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
   class writer final : public task_writer {
    public:
-    writer(const Fn& fn, Encode& encode) : fn_(fn), encode_(encode) {}
+    writer(const Fn& fn, Encode& encode, std::optional<std::chrono::milliseconds> timeout)
+        : fn_(fn), encode_(encode), timeout_(timeout) {}
     void write_function(output_archive& ar) const override { ar(fn_); }
     void write_arguments(output_archive& ar) const override { encode_(ar); }
+    std::optional<std::chrono::milliseconds> timeout() const override { return timeout_; }
 
    private:
     const Fn& fn_;
     Encode& encode_;
+    std::optional<std::chrono::milliseconds> timeout_;
   };
-  return queue.submit_task(writer(fn, encode_arguments), count);
+  return queue.submit_task(writer(fn, encode_arguments, timeout), count);
 }
 
 // The inputs of map that travel in one message.
