@@ -78,8 +78,8 @@ class future {
   // A future made by then(), a coroutine or when_all/when_any holds its
   // value, which get() copies.
   T get() const {
+    if (decode_ != nullptr) return decode_(*state_);  // a task's: its result is bytes
     const void* local = detail::local_result(*state_);
-    if (local == nullptr) return decode_(*state_);
     if constexpr (std::is_void_v<T>) {
       return;
     } else if constexpr (std::is_copy_constructible_v<T>) {

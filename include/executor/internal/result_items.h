@@ -22,9 +22,9 @@ namespace ferry::detail {
 FERRY_EXECUTOR_EXPORT std::vector<std::string_view> result_items(const future_state& state,
                                                         std::uint32_t expected);
 
-// Waits for state and rethrows its error; then the value a continuation, a
-// coroutine or when_all/when_any gave it (future_state::finish_local), or
-// nullptr for a task's result, which result_items reads.
+// Waits for a state made in this process and rethrows its error; then the
+// value a continuation, a coroutine or when_all/when_any gave it
+// (future_state::finish_local). A task's result is read by result_items.
 FERRY_EXECUTOR_EXPORT const void* local_result(const future_state& state);
 
 // Whether the finished state holds an exception: an error, a task that
