@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -20,6 +21,7 @@
 #include "serialize/fork_guard.h"
 #include "serialize/identity.h"
 #include "serialize/module.h"
+#include "serialize/module_policy_internal.h"
 #include "serialize/registry.h"
 #include "serialize/error.h"
 
@@ -130,22 +132,32 @@ std::string_view parameter_list(std::string_view demangled) {
   return {};
 }
 
-// Functions already checked against a signature; checking demangles.
+// Functions already checked against a signature (checking demangles), and
+// those this process shipped itself (read_code_address trusts these).
 class verified_functions {
  public:
   bool contains(std::uintptr_t address, const char* type) const {
     mutex_lock lock(mu_);
     return set_.contains({address, type});
   }
+  bool shipped(std::uintptr_t address, const char* type) const {
+    mutex_lock lock(mu_);
+    return shipped_.contains({address, type});
+  }
   void hold_for_fork(fork_phase phase) { apply_fork_phase(mu_, phase); }
   void add(std::uintptr_t address, const char* type) {
     mutex_lock lock(mu_);
     set_.insert({address, type});
   }
+  void add_shipped(std::uintptr_t address, const char* type) {
+    mutex_lock lock(mu_);
+    shipped_.insert({address, type});
+  }
 
  private:
   mutable mutex mu_;
   absl::flat_hash_set<std::pair<std::uintptr_t, std::string>> set_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::pair<std::uintptr_t, std::string>> shipped_ ABSL_GUARDED_BY(mu_);
 };
 
 verified_functions& verified() {
@@ -181,6 +193,18 @@ std::string check_function(const module_record& m, std::uint64_t offset,
 }  // namespace
 
 void hold_verified_for_fork(fork_phase phase) { verified().hold_for_fork(phase); }
+
+namespace {
+
+bool in_allowed_set(const module_record& m) {
+  std::error_code ec;
+  const std::filesystem::path file = std::filesystem::canonical(m.path, ec);
+  if (ec) return false;
+  const std::vector<std::string> allowed = allowed_candidates(m.path);
+  return std::find(allowed.begin(), allowed.end(), file.string()) != allowed.end();
+}
+
+}  // namespace
 
 namespace {
 
@@ -434,6 +458,7 @@ void write_code_address(output_archive& ar, const void* code, const char* functi
   if (!problem.empty())
     throw not_shippable_error("ferry: cannot ship a pointer to code in '" + m.path +
                               "': " + problem);
+  verified().add_shipped(m.base + offset, function_type);
   write_module_ref(ar, m);
   ar(offset);
 }
@@ -444,7 +469,20 @@ const void* read_code_address(input_archive& ar, const char* function_type) {
   ar(offset);
   std::string problem = check_function(m, offset, function_type);
   if (!problem.empty()) throw unknown_key_error(offset, m.path, problem);
-  return reinterpret_cast<const void*>(m.base + offset);
+  // A symbol shows a function's parameters but neither its return type nor
+  // whether it is a member: bytes could have a function of another type
+  // called. Whoever vouches for the bytes, the program's allowed set, or
+  // this process having shipped the same function says it is the one meant.
+  const std::uintptr_t address = m.base + offset;
+  if (!archive_access::vouched(ar) && !verified().shipped(address, function_type) && !in_allowed_set(m))
+    throw unknown_key_error(
+        offset, m.path,
+        "a function pointer from bytes nobody vouched for is run only from a module in the "
+        "allowed set (ferry::allow_module) or when this process shipped the same function "
+        "itself: a symbol does not show a function's return type. Allow the module, sign the "
+        "bytes with a key given to ferry::trust_signed_code, or wrap the call in a capture-less "
+        "lambda");
+  return reinterpret_cast<const void*>(address);
 }
 
 void vouch_for_modules(input_archive& ar) { archive_access::vouched(ar) = true; }

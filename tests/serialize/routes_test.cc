@@ -2,8 +2,11 @@
 //
 // One test per route of "what is shippable" (serialize/function.h): each
 // callable goes through dumps/loads and is called on the other side.
+#include <dlfcn.h>
+
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <new>
@@ -51,6 +54,38 @@ TEST(FunctionPointerRoute, NullPointerGivesEmptyFunction) {
   ferry::function<int(int)> f = null;
   EXPECT_FALSE(f);
   EXPECT_FALSE(round_trip(f));
+}
+
+// Bytes nobody vouched for (unsigned, not from a pool) that name, by
+// pointer, a function whose parameters are right but which this process
+// never shipped, in a module outside the allowed set, are refused before
+// anything is called: the symbol table shows parameters, not the return
+// type, and the fuzzer (fuzz_loads) once had a `std::string f(int)` called
+// as `int(int)`. (Allowed modules: local_function_scenario, kind pointer;
+// vouched bytes: the pools' function pointer tests.)
+std::string int_to_text(int x) { return std::to_string(x); }
+int never_shipped(int x) { return x - 1; }
+
+TEST(FunctionPointerRoute, AnUnvouchedPointerToAFunctionNeverShippedHereIsRefused) {
+  const std::string frame = ferry::dumps(ferry::function<int(int)>(&add_one));
+  Dl_info info{};
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(&add_one), &info), 0);
+  const auto base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+  auto bytes_of = [](std::uint64_t v) { return std::string(reinterpret_cast<const char*>(&v), sizeof v); };
+  const std::size_t at = frame.find(bytes_of(reinterpret_cast<std::uintptr_t>(&add_one) - base));
+  ASSERT_NE(at, std::string::npos) << "the pointer's offset is not in the frame";
+  for (const std::uintptr_t target : {reinterpret_cast<std::uintptr_t>(&int_to_text),
+                                      reinterpret_cast<std::uintptr_t>(&never_shipped)}) {
+    std::string patched = frame;
+    patched.replace(at, 8, bytes_of(target - base));
+    try {
+      (void)ferry::loads<ferry::function<int(int)>>(ferry::testing::reseal(patched));
+      ADD_FAILURE() << "loaded a pointer to a function this process never shipped";
+    } catch (const ferry::unknown_key_error& e) {
+      EXPECT_NE(std::string(e.what()).find("nobody vouched for"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(ferry::loads<ferry::function<int(int)>>(frame)(1), 2);  // the one shipped still loads
 }
 
 TEST(FunctionPointerRoute, CLinkageIsRefusedWithAReason) {
