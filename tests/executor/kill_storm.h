@@ -12,12 +12,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <executor/executor.h>
@@ -31,6 +33,26 @@ struct storm_outcome {
   int kills = 0;
   std::vector<int> killed;  // their pids
 };
+
+// The pauses between kills, in ms: from min_ms to max_ms, and never shorter
+// than `start`, the time a worker took to start on this machine a moment
+// ago. A start takes from 2 ms (fork) to tens of ms (spawn, plugin, on a
+// loaded machine or under a sanitizer); a storm faster than that kills
+// every worker before it is ready, and the pool, seeing only failed starts,
+// rightly backs off to a start a second. Kills paced so still land on
+// starting, idle and busy workers alike.
+inline std::pair<int, int> storm_pauses(std::chrono::milliseconds start, int min_ms, int max_ms) {
+  const int ms = static_cast<int>(start.count());
+  return {std::max(min_ms, ms), std::max(max_ms, 3 * ms)};
+}
+
+// How long f() took.
+template <class F>
+std::chrono::milliseconds time_of(F&& f) {
+  const auto t = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t);
+}
 
 // submit(i, t) submits add(i, t) and returns its future; victims() the pids
 // that may be killed now. Any failure other than a worker's death, and any
