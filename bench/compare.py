@@ -66,6 +66,8 @@ row("map chunksize 1, 100k items", ferry.get("map_chunk1_items_per_s"), "items/s
     loky.get("map_chunk1_items_per_s"), faster_rate, "")
 row("map chunksize 256, 100k items", ferry.get("map_chunk256_items_per_s"), "items/s", "loky",
     loky.get("map_chunk256_items_per_s"), faster_rate, ">= 2x loky")
+row("map, chunk size chosen by the map, 100k items", ferry.get("map_chunkauto_items_per_s"), "items/s",
+    "ferry, chunksize 256", ferry.get("map_chunk256_items_per_s"), faster_rate, "")
 row("64 MiB argument + result", ferry.get("large_gbps"), "GB/s", "memcpy of 64 MiB", ferry.get("memcpy_gbps"),
     lambda m, p: f"{m / p:.2f}x memcpy", ">= 2 GB/s")
 row("64 MiB argument + result", ferry.get("large_gbps"), "GB/s", "loky", loky.get("large_gbps"), faster_rate, "")

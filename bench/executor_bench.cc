@@ -86,11 +86,12 @@ void pingpong() {
   emit("pingpong_p99", percentile(us, 0.99), "us");
 }
 
-// 100 000 no-op tasks with 2 workers: one message each, and map in chunks.
+// 100 000 no-op tasks with 2 workers: one message each, and map in chunks
+// of a fixed size and of the size the map chooses.
 void throughput() {
   ferry::process_pool pool(options(2));
   pool.submit(noop(), 0).get();
-  bench::measure_throughput(pool, noop(), "", "", 100'000, {1, 100, 256});
+  bench::measure_throughput(pool, noop(), "", "", 100'000, {1, 100, 256, 0});
 }
 
 // A task taking and returning 64 MiB.

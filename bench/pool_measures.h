@@ -30,7 +30,8 @@ void measure_roundtrip(Pool& pool, const Task& task, const std::string& prefix, 
 
 // `count` tasks submitted at once, one message each, then map over as many
 // inputs at each chunk size: <prefix>submit_tasks_per_s<suffix> and
-// <prefix>map_chunk<n>_items_per_s<suffix>.
+// <prefix>map_chunk<n>_items_per_s<suffix> (chunk size 0, chosen by the
+// map: map_chunkauto).
 template <class Pool, class Task>
 void measure_throughput(Pool& pool, const Task& task, const std::string& prefix, const std::string& suffix,
                         int count, std::initializer_list<std::size_t> chunks) {
@@ -47,7 +48,8 @@ void measure_throughput(Pool& pool, const Task& task, const std::string& prefix,
   for (std::size_t chunk : chunks) {
     const auto t = clock_type::now();
     pool.map(task, inputs, chunk);
-    emit(prefix + "map_chunk" + std::to_string(chunk) + "_items_per_s" + suffix, count / seconds_since(t),
+    const std::string size = chunk == 0 ? "auto" : std::to_string(chunk);
+    emit(prefix + "map_chunk" + size + "_items_per_s" + suffix, count / seconds_since(t),
          "items/s");
   }
 }

@@ -1,10 +1,20 @@
 // Copyright ferry authors.
+//
+// What a pool's map_ordered and map_unordered return (process_pool,
+// mpi_pool): ranges over results that arrive as the iteration goes. Each
+// is an input range: iterate it once, from one thread. It sends its input's
+// chunks only as far ahead of the iteration as map_options allows, reading
+// the input as it goes, so the input range it was given (when given as an
+// lvalue) must live until the iteration ends. Destroying it, or leaving the
+// loop early, cancels the chunks not yet sent; those running finish and
+// their results are dropped. Each result is decoded when its iterator is
+// dereferenced.
 #ifndef FERRY_EXECUTOR_ORDERED_RESULTS_H_
 #define FERRY_EXECUTOR_ORDERED_RESULTS_H_
 
-#include <chrono>
 #include <cstddef>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -12,38 +22,40 @@
 #include <variant>
 #include <vector>
 
-#include "executor/errors.h"
+#include "executor/internal/map_window.h"
 #include "executor/internal/result_items.h"
-#include "executor/internal/submit.h"
 
 namespace ferry {
 
-// The results of a pool's map_ordered (process_pool, mpi_pool), in input
-// order. An input range:
-// iterate it once. Each result is decoded when its iterator is dereferenced.
+// An item of map_unordered: the result of inputs[index].
 template <class R>
-class ordered_results {
- public:
-  explicit ordered_results(std::vector<detail::chunk> chunks) : chunks_(std::move(chunks)) {}
+struct indexed_result {
+  std::size_t index = 0;
+  R value{};
+};
+template <>
+struct indexed_result<void> {
+  std::size_t index = 0;
+};
 
-  void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+namespace detail {
+
+// Walks the items of the chunks a map_window hands out.
+template <class Item>
+class map_results {
+ public:
+  explicit map_results(std::unique_ptr<map_window> window) : window_(std::move(window)) {}
 
   class iterator {
    public:
-    using value_type = std::conditional_t<std::is_void_v<R>, std::monostate, R>;
+    using value_type = Item;
     using difference_type = std::ptrdiff_t;
     iterator() = default;
-    explicit iterator(ordered_results* owner) : owner_(owner) { settle(); }
+    explicit iterator(map_results* owner) : owner_(owner) { settle(); }
 
-    // The result, or what map would throw for this input.
-    value_type operator*() const {
-      if constexpr (std::is_void_v<R>) {
-        detail::read_item<void>(items_[item_]);
-        return {};
-      } else {
-        return detail::read_item<R>(items_[item_]);
-      }
-    }
+    // The result, or what map would throw for this input (the task's
+    // exception, ferry::worker_died_error, ...).
+    value_type operator*() const { return owner_->read(item_); }
     iterator& operator++() {
       ++item_;
       settle();
@@ -53,20 +65,18 @@ class ordered_results {
     bool operator==(std::default_sentinel_t) const { return owner_ == nullptr; }
 
    private:
-    // Moves to a chunk with an item left, waiting for it; or to the end.
+    // Moves to an item of a finished chunk, waiting for one, or to the end.
+    // Throws ferry::wait_timeout_error, or what the input's iterator threw.
     void settle() {
-      while (owner_ != nullptr && item_ == items_.size()) {
-        if (chunk_ == owner_->chunks_.size()) {
+      while (owner_ != nullptr && item_ == owner_->items_.size()) {
+        if (!owner_->advance()) {
           owner_ = nullptr;
           return;
         }
-        items_ = owner_->items_of(chunk_++);
         item_ = 0;
       }
     }
-    ordered_results* owner_ = nullptr;
-    std::size_t chunk_ = 0;
-    std::vector<std::string_view> items_;
+    map_results* owner_ = nullptr;
     std::size_t item_ = 0;
   };
 
@@ -74,17 +84,63 @@ class ordered_results {
   std::default_sentinel_t end() { return {}; }
 
  private:
-  std::vector<std::string_view> items_of(std::size_t i) {
-    detail::chunk& c = chunks_[i];
-    if (deadline_ && !c.state->wait_until(*deadline_)) {
-      for (std::size_t j = i; j < chunks_.size(); ++j) chunks_[j].state->cancel();
-      throw wait_timeout_error("ferry: map did not finish in time; the inputs not yet sent were cancelled");
-    }
-    return detail::result_items(*c.state, c.count);
+  bool advance() {
+    items_.clear();
+    current_.reset();
+    std::optional<map_window::finished> next = window_->next();
+    if (!next) return false;
+    current_ = std::move(next);
+    items_ = result_items(*current_->state, current_->count);
+    return true;
   }
 
-  std::vector<detail::chunk> chunks_;
-  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  Item read(std::size_t item) const {
+    using R = typename item_traits<Item>::result;
+    if constexpr (item_traits<Item>::indexed) {
+      if constexpr (std::is_void_v<R>) {
+        read_item<void>(items_[item]);
+        return Item{current_->first_index + item};
+      } else {
+        return Item{current_->first_index + item, read_item<R>(items_[item])};
+      }
+    } else if constexpr (std::is_same_v<Item, std::monostate>) {
+      read_item<void>(items_[item]);
+      return {};
+    } else {
+      return read_item<R>(items_[item]);
+    }
+  }
+
+  template <class T>
+  struct item_traits {
+    using result = T;
+    static constexpr bool indexed = false;
+  };
+  template <class T>
+  struct item_traits<indexed_result<T>> {
+    using result = T;
+    static constexpr bool indexed = true;
+  };
+
+  std::unique_ptr<map_window> window_;
+  std::optional<map_window::finished> current_;
+  std::vector<std::string_view> items_;  // of current_, which keeps them alive
+};
+
+}  // namespace detail
+
+// map_ordered's results, in input order, each waited for when reached.
+template <class R>
+class ordered_results
+    : public detail::map_results<std::conditional_t<std::is_void_v<R>, std::monostate, R>> {
+  using detail::map_results<std::conditional_t<std::is_void_v<R>, std::monostate, R>>::map_results;
+};
+
+// map_unordered's results, as their chunks finish, each with its input's
+// index (indexed_result<R>).
+template <class R>
+class unordered_results : public detail::map_results<indexed_result<R>> {
+  using detail::map_results<indexed_result<R>>::map_results;
 };
 
 }  // namespace ferry

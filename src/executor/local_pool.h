@@ -45,7 +45,6 @@ class FERRY_INTERNAL_EXPORT local_pool : public task_queue {
   // Starts workers up to max_workers() now, instead of as tasks come. A
   // start that fails is handled as one for a task would be.
   virtual void start_workers() = 0;
-  virtual std::size_t max_workers() const = 0;
   virtual std::vector<int> worker_pids() const = 0;
 };
 

@@ -44,7 +44,7 @@ class mpi_core final : public task_queue {
   void shutdown(shutdown_options how) override;
   bool is_shutdown() const override;
   unsigned task_retries() const override { return options_.local.task_retries; }
-  std::size_t max_workers() const { return max_workers_; }
+  std::size_t max_workers() const override { return max_workers_; }
   std::vector<std::string> hosts() const;
 
  private:

@@ -1,7 +1,8 @@
 // Copyright ferry authors.
 //
-// map and map_ordered: input order, the first failure, results as they
-// arrive, a timeout.
+// map, map_ordered and map_unordered: input order, the first failure,
+// results as they arrive, a timeout, and maps that stream (streaming_map.h,
+// shared with the MPI pool's tests).
 // Run once per start method (FERRY_TEST_START), and again at -O0.
 #include <dirent.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 
 #include <executor/executor.h>
 
+#include "streaming_map.h"
 #include "test_harness.h"
 #include "test_tasks.h"
 
@@ -70,3 +72,43 @@ TEST_F(Executor, MapWithATimeout) {
   EXPECT_EQ(pool.map(test_tasks::scale(2), std::vector<int>{1, 2}, 1, 10s), (std::vector<int>{2, 4}));
 }
 
+
+TEST_F(Executor, MapUnorderedYieldsEachResultWithItsIndexAsItsChunkFinishes) {
+  ferry::process_pool pool(options(4));
+  ferry_test::expect_unordered_results_with_their_indexes(pool);
+}
+
+TEST_F(Executor, MapsReadASinglePassInputOnce) {
+  ferry::process_pool pool(options());
+  ferry_test::expect_single_pass_inputs_mapped(pool);
+}
+
+TEST_F(Executor, AMapReadsItsInputNoFurtherAheadThanItsWindow) {
+  ferry::process_pool pool(options());
+  ferry_test::expect_reading_no_further_ahead_than_the_window(pool);
+}
+
+TEST_F(Executor, AnInputsExceptionComesOutOfTheMapUnchangedAndCancelsWhatIsQueued) {
+  ferry::process_pool pool(options(1));
+  ferry_test::expect_an_input_error_out_unchanged_and_the_queue_cancelled(pool, 600);
+}
+
+TEST_F(Executor, LeavingAMapsLoopEarlyCancelsTheRest) {
+  ferry::process_pool pool(options(1));
+  ferry_test::expect_leaving_the_loop_early_cancels_the_rest(pool, 600);
+}
+
+TEST_F(Executor, WithoutAChunkSizeAMapChoosesOneAndKeepsInputOrder) {
+  ferry::process_pool pool(options());
+  ferry_test::expect_automatic_chunks_to_keep_input_order(pool);
+}
+
+TEST_F(Executor, AMapThatTimesOutCancelsWhatItHasNotSent) {
+  ferry::process_pool pool(options(1));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(pool.map_unordered(test_tasks::sleep_ms(), std::vector<int>{1000, 1000, 1000},
+                                  ferry::map_options{.chunksize = 1, .timeout = 200ms})
+                   .begin(),
+               ferry::wait_timeout_error);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 900ms);
+}

@@ -26,6 +26,7 @@
 #include <executor/mpi_pool.h>
 
 #include "../executor/kill_storm.h"
+#include "../executor/streaming_map.h"
 #include "../executor/test_harness.h"
 #include "../executor/test_tasks.h"
 
@@ -156,20 +157,25 @@ TEST(MpiPool, ABlockedContinuationHoldsUpNoProgressThread) {
 
 // The storm of tests/executor/kill_storm_test.cc on the agent's workers:
 // while four threads submit, one of the agent's workers is SIGKILLed every
-// 5 to 15 ms. A future fails only with the death of the worker running it,
-// at most one per kill (a task whose write to a dying worker failed never
+// 5 to 15 ms (slower when a worker takes longer to start:
+// ferry_test::storm_pauses). A future fails only with the death of the
+// worker running it, at most one per kill (a task whose write to a dying worker failed never
 // ran, and runs elsewhere), and once the killed workers are gone every task
 // gets its value. Smaller than the process pool's storm: on a loaded
 // machine the MPI pool's round trip grows to milliseconds, and ctest runs
 // two tests at once.
 TEST(MpiPool, AStormOfWorkerKillsFailsOnlyTasksTheirWorkersWereRunning) {
   ferry::mpi_pool pool(options());
-  auto parent = pool.submit(test_tasks::parent_pid());
-  const int agent = get_within(parent);
+  int agent = 0;
+  const auto start = ferry_test::time_of([&] {
+    auto parent = pool.submit(test_tasks::parent_pid());
+    agent = get_within(parent);
+  });
   ASSERT_GT(agent, 1);
+  const auto [min_pause, max_pause] = ferry_test::storm_pauses(start, 5, 15);
   const auto storm = ferry_test::kill_storm(
       [&](int i, int t) { return pool.submit(test_tasks::add(), i, t); }, [&] { return children_of(agent); },
-      4, 300, 5, 15, 90s);
+      4, 300, min_pause, max_pause, 90s);
   EXPECT_LE(storm.died, storm.kills) << "more failed tasks than kills";
   EXPECT_GT(storm.values, 0);
   std::vector<int> killed = storm.killed;
@@ -221,11 +227,15 @@ TEST(MpiPool, WithRetriesAStormOfWorkerKillsLosesNoTask) {
   ferry::mpi_pool_options o = options();
   o.local.task_retries = 1000;
   ferry::mpi_pool pool(o);
-  auto parent = pool.submit(test_tasks::parent_pid());
-  const int agent = get_within(parent);
+  int agent = 0;
+  const auto start = ferry_test::time_of([&] {
+    auto parent = pool.submit(test_tasks::parent_pid());
+    agent = get_within(parent);
+  });
+  const auto [min_pause, max_pause] = ferry_test::storm_pauses(start, 5, 15);
   const auto storm = ferry_test::kill_storm(
       [&](int i, int t) { return pool.submit(test_tasks::add(), i, t); }, [&] { return children_of(agent); },
-      4, 200, 5, 15, 90s);
+      4, 200, min_pause, max_pause, 90s);
   EXPECT_EQ(storm.died, 0);
 }
 
@@ -264,6 +274,22 @@ TEST(MpiPool, MapKeepsInputOrderWithChunks) {
 
 // 50 MiB each way, cut into pieces of 1 MiB: the path a message over 2 GiB
 // takes, at a size a test can afford.
+TEST(MpiPool, MapUnorderedAndSinglePassInputsStreamAsOnTheProcessPool) {
+  ferry::mpi_pool pool(options());
+  ferry_test::expect_unordered_results_with_their_indexes(pool);
+  ferry_test::expect_single_pass_inputs_mapped(pool);
+  ferry_test::expect_reading_no_further_ahead_than_the_window(pool);
+  ferry_test::expect_automatic_chunks_to_keep_input_order(pool);
+}
+
+TEST(MpiPool, AMapsInputErrorAndAnEarlyBreakCancelWhatIsQueued) {
+  auto o = options();
+  o.local.max_workers = 1;
+  ferry::mpi_pool pool(o);
+  ferry_test::expect_an_input_error_out_unchanged_and_the_queue_cancelled(pool, 600);
+  ferry_test::expect_leaving_the_loop_early_cancels_the_rest(pool, 600);
+}
+
 TEST(MpiPool, FiftyMebibyteArgumentsAndResultsTravelInPieces) {
   ferry::mpi_pool_options o = options();
   o.max_piece = std::size_t{1} << 20;

@@ -1,7 +1,7 @@
 // Copyright ferry authors. Internal: what every pool of ferry's offers in
-// the same words (process_pool, mpi_pool): submit, map and map_ordered,
-// which serialize on the calling thread and hand the message to the pool's
-// task_queue, and shutdown. Users name the pools, never this.
+// the same words (process_pool, mpi_pool): submit, map, map_ordered and
+// map_unordered, which serialize on the calling thread and hand the message
+// to the pool's task_queue, and shutdown. Users name the pools, never this.
 #ifndef FERRY_EXECUTOR_INTERNAL_POOL_FRONT_H_
 #define FERRY_EXECUTOR_INTERNAL_POOL_FRONT_H_
 
@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <ranges>
 #include <tuple>
 #include <type_traits>
@@ -18,8 +19,11 @@
 #include "executor/internal/config.h"
 #include "executor/future.h"
 #include "executor/internal/dependent_task.h"
+#include "executor/internal/map_window.h"
+#include "executor/internal/range_chunks.h"
 #include "executor/internal/retries.h"
 #include "executor/internal/submit.h"
+#include "executor/map_options.h"
 #include "executor/ordered_results.h"
 #include "executor/shutdown_options.h"
 #include "serialize/archive.h"
@@ -72,40 +76,62 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     }
   }
 
-  // f applied to each input, in input order, computed in chunks of
-  // `chunksize` inputs shipped as one message each. Waits for all; throws
-  // the first failure in input order (what future::get would throw).
-  template <class F, std::ranges::forward_range Range>
-  auto map(F&& f, const Range& inputs, std::size_t chunksize = 1) {
-    return collect(map_ordered(std::forward<F>(f), inputs, chunksize));
+  // f applied to each input, in input order. inputs: any input range (a
+  // container, std::views::istream, a generator), read once, as far ahead
+  // of the results as map_options::max_chunks_in_flight allows; chunks of
+  // map_options::chunksize inputs (0, the default: chosen as it goes)
+  // travel as one message each. Waits for all; throws the first failure in
+  // input order (what future::get would throw), or what the input's
+  // iterator throws, unchanged; either cancels what was not sent yet.
+  template <class F, std::ranges::input_range Range>
+  auto map(F&& f, Range&& inputs, std::size_t chunksize = 0) {
+    return collect(map_ordered(std::forward<F>(f), std::forward<Range>(inputs), chunksize));
+  }
+  template <class F, std::ranges::input_range Range>
+  auto map(F&& f, Range&& inputs, const map_options& options) {
+    return collect(map_ordered(std::forward<F>(f), std::forward<Range>(inputs), options));
   }
 
   // Like map, but throws ferry::wait_timeout_error if the results are not
   // all there within `timeout`; the chunks not yet sent are cancelled then
   // (those running finish, and their results are dropped).
-  template <class F, std::ranges::forward_range Range, class Rep, class Period>
-  auto map(F&& f, const Range& inputs, std::size_t chunksize,
-           std::chrono::duration<Rep, Period> timeout) {
-    auto results = map_ordered(std::forward<F>(f), inputs, chunksize);
-    results.set_deadline(std::chrono::steady_clock::now() + timeout);
-    return collect(std::move(results));
+  template <class F, std::ranges::input_range Range, class Rep, class Period>
+  auto map(F&& f, Range&& inputs, std::size_t chunksize, std::chrono::duration<Rep, Period> timeout) {
+    map_options options{.chunksize = chunksize};
+    options.timeout = std::chrono::ceil<std::chrono::milliseconds>(timeout);
+    return map(std::forward<F>(f), std::forward<Range>(inputs), options);
   }
 
-  // Like map, but returns at once: a range that yields the results in input
-  // order as they arrive, waiting only for the one it is at. Iterating
-  // throws what map would throw, at the item concerned.
+  // Like map, but returns at once (having sent the first chunks): a range
+  // that yields the results in input order as they arrive, waiting only
+  // for the one it is at, and sends more of the input as it goes.
+  // Iterating throws what map would throw, at the item concerned. See
+  // executor/ordered_results.h for its lifetime.
   //
   //   for (int r : pool.map_ordered(f, inputs, 16)) use(r);
-  template <class F, std::ranges::forward_range Range>
-  auto map_ordered(F&& f, const Range& inputs, std::size_t chunksize = 1) {
-    using D = std::decay_t<F>;
-    if constexpr (is_ferry_function<D>) {
-      return submit_chunks(static_cast<const D&>(f), inputs, chunksize);
-    } else {
-      using Arg = std::ranges::range_value_t<Range>;
-      using R = std::invoke_result_t<const D&, Arg>;
-      return submit_chunks(function<R(Arg)>(std::forward<F>(f)), inputs, chunksize);
-    }
+  template <class F, std::ranges::input_range Range>
+  auto map_ordered(F&& f, Range&& inputs, std::size_t chunksize = 0) {
+    return map_ordered(std::forward<F>(f), std::forward<Range>(inputs), map_options{.chunksize = chunksize});
+  }
+  template <class F, std::ranges::input_range Range>
+  auto map_ordered(F&& f, Range&& inputs, const map_options& options) {
+    return start_map<true>(std::forward<F>(f), std::forward<Range>(inputs), options);
+  }
+
+  // Like map_ordered, but yields each result as soon as its chunk is
+  // finished, whatever its place, as a ferry::indexed_result<R> {index,
+  // value}: value is f(inputs[index]) (indexed_result<void> has the index
+  // alone). A failed input throws at its item, and the iteration may go on
+  // past it.
+  //
+  //   for (auto [i, r] : pool.map_unordered(f, inputs)) out[i] = r;
+  template <class F, std::ranges::input_range Range>
+  auto map_unordered(F&& f, Range&& inputs, std::size_t chunksize = 0) {
+    return map_unordered(std::forward<F>(f), std::forward<Range>(inputs), map_options{.chunksize = chunksize});
+  }
+  template <class F, std::ranges::input_range Range>
+  auto map_unordered(F&& f, Range&& inputs, const map_options& options) {
+    return start_map<false>(std::forward<F>(f), std::forward<Range>(inputs), options);
   }
 
   // Stops accepting tasks, then as `how` says (see shutdown_options). May
@@ -159,23 +185,34 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     return future<R>(run_with_retries(queue_, std::move(send), options, retries), detail::from_task);
   }
 
-  template <class R, class P, class Range>
-  ordered_results<R> submit_chunks(const function<R(P)>& fn, const Range& inputs, std::size_t chunksize) {
-    check_task_signature<R, P>();
-    if (chunksize == 0) chunksize = 1;
-    std::vector<chunk> chunks;
-    auto it = std::ranges::begin(inputs);
-    const auto end = std::ranges::end(inputs);
-    while (it != end) {
-      auto chunk_begin = it;
-      std::uint32_t n = 0;
-      for (; it != end && n < chunksize; ++it) ++n;
-      auto encode = [&](output_archive& ar) {
-        for (auto c = chunk_begin; c != it; ++c) ar(detail::as_parameter<P>(*c));
-      };
-      chunks.push_back({submit_encoded(*queue_, fn, n, encode), n});
+  template <bool InOrder, class F, class Range>
+  auto start_map(F&& f, Range&& inputs, const map_options& options) {
+    static_assert(std::ranges::viewable_range<Range>,
+                  "ferry: map: the input cannot be held while the map reads it; pass it as an "
+                  "lvalue, or as a view or a container by value");
+    using D = std::decay_t<F>;
+    using Arg = std::ranges::range_value_t<Range>;
+    if constexpr (is_ferry_function<D>) {
+      return start_map_of<InOrder>(static_cast<const D&>(f), std::views::all(std::forward<Range>(inputs)), options);
+    } else {
+      using R = std::invoke_result_t<const D&, Arg>;
+      return start_map_of<InOrder>(function<R(Arg)>(std::forward<F>(f)),
+                                   std::views::all(std::forward<Range>(inputs)), options);
     }
-    return ordered_results<R>(std::move(chunks));
+  }
+
+  template <bool InOrder, class R, class P, class View>
+  auto start_map_of(const function<R(P)>& fn, View inputs, const map_options& options) {
+    check_task_signature<R, P>();
+    std::optional<std::size_t> size;
+    if constexpr (std::ranges::sized_range<View>) size = static_cast<std::size_t>(std::ranges::size(inputs));
+    auto window = std::make_unique<map_window>(
+        std::make_unique<range_chunks<function<R(P)>, P, View>>(queue_, fn, std::move(inputs)), options,
+        queue_->max_workers(), size, InOrder);
+    if constexpr (InOrder)
+      return ordered_results<R>(std::move(window));
+    else
+      return unordered_results<R>(std::move(window));
   }
 
   template <class R>

@@ -5,6 +5,7 @@
 #define FERRY_EXECUTOR_INTERNAL_SUBMIT_H_
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -78,6 +79,8 @@ class FERRY_EXECUTOR_EXPORT task_queue {
   virtual bool is_shutdown() const = 0;
   // pool_options::task_retries of the pool's workers.
   virtual unsigned task_retries() const = 0;
+  // The most workers the pool runs at once (all hosts' for mpi_pool).
+  virtual std::size_t max_workers() const = 0;
 };
 
 template <class Fn, class Encode>

@@ -1,0 +1,77 @@
+// Copyright ferry authors. Internal: a map's input, read a chunk at a time
+// and submitted as one task (the chunk_source of map_window.h).
+#ifndef FERRY_EXECUTOR_INTERNAL_RANGE_CHUNKS_H_
+#define FERRY_EXECUTOR_INTERNAL_RANGE_CHUNKS_H_
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <ranges>
+#include <utility>
+#include <vector>
+
+#include "executor/internal/map_window.h"
+#include "executor/internal/submit.h"
+#include "serialize/archive.h"
+
+namespace ferry::detail {
+
+template <class Fn, class P, class View>
+class range_chunks final : public chunk_source {
+ public:
+  range_chunks(std::shared_ptr<task_queue> queue, Fn fn, View inputs)
+      : queue_(std::move(queue)), fn_(std::move(fn)), inputs_(std::move(inputs)) {}
+
+  submitted next(std::uint32_t most) override {
+    if (!it_) it_.emplace(std::ranges::begin(inputs_));
+    auto& it = *it_;
+    if constexpr (std::ranges::forward_range<View>) {
+      // Counted first, then encoded from the range itself: no copy.
+      const auto first = it;
+      std::uint32_t n = 0;
+      for (; n < most && it != std::ranges::end(inputs_); ++it) ++n;
+      if (n == 0) return {};
+      std::exception_ptr input_error;
+      auto encode = [&](output_archive& ar) {
+        for (auto c = first; c != it; ++c) {
+          auto&& value = [&]() -> decltype(auto) {
+            try {
+              return *c;
+            } catch (...) {
+              input_error = std::current_exception();
+              throw;
+            }
+          }();
+          ar(as_parameter<P>(value));
+        }
+      };
+      submitted s{submit_encoded(*queue_, fn_, n, encode), n};
+      // The input threw while being encoded: not the task's failure but the
+      // map's; the state was failed, nothing was queued.
+      if (input_error) std::rethrow_exception(input_error);
+      return s;
+    } else {
+      // A single pass: each input is read once, into the chunk's buffer.
+      buffer_.clear();
+      for (; buffer_.size() < most && it != std::ranges::end(inputs_); ++it) buffer_.emplace_back(*it);
+      if (buffer_.empty()) return {};
+      auto encode = [&](output_archive& ar) {
+        for (const auto& value : buffer_) ar(as_parameter<P>(value));
+      };
+      const auto n = static_cast<std::uint32_t>(buffer_.size());
+      return {submit_encoded(*queue_, fn_, n, encode), n};
+    }
+  }
+
+ private:
+  std::shared_ptr<task_queue> queue_;
+  Fn fn_;
+  View inputs_;
+  std::optional<std::ranges::iterator_t<View>> it_;  // once the first chunk is read
+  std::vector<std::ranges::range_value_t<View>> buffer_;  // single-pass inputs only
+};
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_EXECUTOR_INTERNAL_RANGE_CHUNKS_H_

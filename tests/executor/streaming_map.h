@@ -1,0 +1,193 @@
+// Copyright ferry authors.
+//
+// Maps that stream, for the process pool's and the MPI pool's tests alike
+// (both take their map from pool_front): map_unordered, single-pass inputs,
+// the window's bound on what is read ahead, an input that throws, a loop
+// left early, and the automatic chunk size. Each check takes a pool with at
+// least one worker.
+#ifndef FERRY_TESTS_EXECUTOR_STREAMING_MAP_H_
+#define FERRY_TESTS_EXECUTOR_STREAMING_MAP_H_
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstddef>
+#include <iterator>
+#include <ranges>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <executor/executor.h>
+
+#include "test_tasks.h"
+
+namespace ferry_test {
+
+// An input read once, as a generator or a file reader is: its iterator is
+// single-pass, counts what was read, may end after `limit` inputs (never
+// when negative) and may throw std::runtime_error("input line N is bad")
+// instead of reading input N. Each input is `value`, or its index when
+// `value` is negative.
+struct counting_input {
+  long limit = -1;
+  long throw_at = -1;
+  int value = -1;
+  long reads = 0;
+
+  struct iterator {
+    using iterator_concept = std::input_iterator_tag;
+    using value_type = int;
+    using difference_type = std::ptrdiff_t;
+    counting_input* in = nullptr;
+    long at = 0;
+    int operator*() const {
+      if (at == in->throw_at) throw std::runtime_error("input line " + std::to_string(at) + " is bad");
+      return in->value >= 0 ? in->value : static_cast<int>(at);
+    }
+    iterator& operator++() {
+      ++at;
+      ++in->reads;
+      return *this;
+    }
+    void operator++(int) { ++*this; }
+    bool operator==(std::default_sentinel_t) const { return in->limit >= 0 && at >= in->limit; }
+  };
+  iterator begin() { return {this, 0}; }
+  std::default_sentinel_t end() { return {}; }
+};
+static_assert(std::ranges::input_range<counting_input> && !std::ranges::forward_range<counting_input>);
+
+template <class Pool>
+void expect_unordered_results_with_their_indexes(Pool& pool) {
+  // The first input sleeps long: the others come out before it.
+  std::vector<int> inputs = {1500, 1, 1, 1};
+  std::vector<int> order;
+  std::set<std::size_t> seen;
+  for (auto [index, pid] : pool.map_unordered(test_tasks::sleep_ms(), inputs, 1)) {
+    EXPECT_GT(pid, 0);
+    EXPECT_TRUE(seen.insert(index).second) << "index " << index << " twice";
+    order.push_back(static_cast<int>(index));
+  }
+  EXPECT_EQ(seen, (std::set<std::size_t>{0, 1, 2, 3}));
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_NE(order.front(), 0) << "the slow input came first";
+  // Values belong to their indexes, whatever the chunk size.
+  std::vector<int> many(300);
+  for (int i = 0; i < 300; ++i) many[i] = i;
+  for (std::size_t chunk : {1u, 7u, 0u}) {
+    std::vector<int> out(300, -1);
+    for (const auto& r : pool.map_unordered(test_tasks::scale(3), many, chunk)) out[r.index] = r.value;
+    for (int i = 0; i < 300; ++i) ASSERT_EQ(out[i], 3 * i) << "chunksize " << chunk;
+  }
+}
+
+template <class Pool>
+void expect_single_pass_inputs_mapped(Pool& pool) {
+  std::istringstream text("1 2 3 4 5 6 7 8 9 10");
+  EXPECT_EQ(pool.map(test_tasks::scale(2), std::views::istream<int>(text)),
+            (std::vector<int>{2, 4, 6, 8, 10, 12, 14, 16, 18, 20}));
+  counting_input in{.limit = 1000};
+  std::size_t next = 0;
+  for (int r : pool.map_ordered(test_tasks::scale(1), in, ferry::map_options{.chunksize = 16})) {
+    ASSERT_EQ(r, static_cast<int>(next));
+    ++next;
+  }
+  EXPECT_EQ(next, 1000u);
+  EXPECT_EQ(in.reads, 1000);
+  std::size_t count = 0;
+  for (const auto& r : pool.map_unordered(test_tasks::scale(1), counting_input{.limit = 500})) {
+    EXPECT_EQ(r.value, static_cast<int>(r.index));
+    ++count;
+  }
+  EXPECT_EQ(count, 500u);
+  EXPECT_TRUE(pool.map(test_tasks::scale(1), std::vector<int>{}).empty());
+}
+
+// The parent holds at most max_chunks_in_flight chunks beyond the one being
+// read, however long the input: reading 20 000 inputs of an endless one.
+template <class Pool>
+void expect_reading_no_further_ahead_than_the_window(Pool& pool) {
+  const ferry::map_options window{.chunksize = 8, .max_chunks_in_flight = 4};
+  for (bool in_order : {true, false}) {
+    counting_input in;  // endless
+    long consumed = 0;
+    long most_ahead = 0;
+    auto check = [&] {
+      ++consumed;
+      most_ahead = std::max(most_ahead, in.reads - consumed);
+      return consumed == 20000;
+    };
+    if (in_order) {
+      for (int r : pool.map_ordered(test_tasks::scale(1), in, window)) {
+        ASSERT_EQ(r, consumed);
+        if (check()) break;
+      }
+    } else {
+      for (const auto& r : pool.map_unordered(test_tasks::scale(1), in, window)) {
+        ASSERT_EQ(r.value, static_cast<int>(r.index));
+        if (check()) break;
+      }
+    }
+    EXPECT_EQ(consumed, 20000);
+    EXPECT_LE(most_ahead, (4 + 1) * 8) << (in_order ? "map_ordered" : "map_unordered");
+  }
+}
+
+// An input that throws: its exception comes out of the map as it was
+// thrown, and what was queued behind is cancelled, so that the pool's one
+// worker is soon free. Tasks sleep `ms` each; one worker.
+template <class Pool>
+void expect_an_input_error_out_unchanged_and_the_queue_cancelled(Pool& pool, int ms) {
+  using clock = std::chrono::steady_clock;
+  counting_input in{.throw_at = 5, .value = ms};
+  const ferry::map_options window{.chunksize = 1, .max_chunks_in_flight = 4};
+  try {
+    pool.map(test_tasks::sleep_ms(), in, window);
+    ADD_FAILURE() << "the input's exception did not come out of map";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "input line 5 is bad");
+  }
+  // Behind the running task at most one more (pipelined) runs; three more
+  // would have run had they not been cancelled.
+  const auto start = clock::now();
+  EXPECT_GT(pool.submit(test_tasks::pid()).get(), 0);
+  EXPECT_LT(clock::now() - start, std::chrono::milliseconds(ms * 5 / 2));
+}
+
+// Leaving the loop early cancels the rest. Tasks sleep `ms` each; one worker.
+template <class Pool>
+void expect_leaving_the_loop_early_cancels_the_rest(Pool& pool, int ms) {
+  using clock = std::chrono::steady_clock;
+  counting_input in{.value = ms};  // endless
+  for (int pid : pool.map_ordered(test_tasks::sleep_ms(), in, ferry::map_options{.chunksize = 1,
+                                                                                 .max_chunks_in_flight = 4})) {
+    EXPECT_GT(pid, 0);
+    break;
+  }
+  EXPECT_LE(in.reads, 6);
+  const auto start = clock::now();
+  EXPECT_GT(pool.submit(test_tasks::pid()).get(), 0);
+  EXPECT_LT(clock::now() - start, std::chrono::milliseconds(ms * 5 / 2));
+}
+
+// No chunk size given: chosen as the map goes; every result in its place.
+template <class Pool>
+void expect_automatic_chunks_to_keep_input_order(Pool& pool) {
+  for (int n : {1, 2, 1000, 20000}) {
+    std::vector<int> inputs(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) inputs[i] = i;
+    const std::vector<int> out = pool.map(test_tasks::scale(2), inputs);
+    ASSERT_EQ(out.size(), inputs.size());
+    for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], 2 * i) << "n " << n;
+  }
+  const std::vector<int> unsized = pool.map(test_tasks::scale(2), counting_input{.limit = 5000});
+  ASSERT_EQ(unsized.size(), 5000u);
+  for (int i = 0; i < 5000; ++i) ASSERT_EQ(unsized[i], 2 * i);
+}
+
+}  // namespace ferry_test
+
+#endif  // FERRY_TESTS_EXECUTOR_STREAMING_MAP_H_
