@@ -245,7 +245,9 @@ TEST(MpiPool, WithRetriesAStormOfWorkerKillsLosesNoTask) {
 TEST(MpiPool, ATaskTimeoutAndAMemoryLimitStayOnTheirHost) {
   ferry::mpi_pool_options o = options();
   o.local.max_workers = 1;
-  o.local.task_timeout = 500ms;
+  // Long enough that allocating 400 MiB, stopped at 100 MiB, never passes
+  // for a timeout, even on a loaded machine.
+  o.local.task_timeout = 2000ms;
   o.local.max_worker_memory = std::size_t{100} << 20;
   ferry::mpi_pool pool(o);
   const std::string host = "on host " + pool.hosts().at(0);
