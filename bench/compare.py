@@ -62,6 +62,8 @@ row("submit(noop).get() p99", ferry.get("roundtrip_p99"), "us", "loky", loky.get
     lambda m, p: f"{p / m:.1f}x faster", "")
 row("100k no-op tasks, one message each, 2 workers", ferry.get("submit_tasks_per_s"), "tasks/s", "loky",
     loky.get("submit_tasks_per_s"), faster_rate, ">= 20x loky")
+row("100k no-op tasks, events on (a counting observer)", ferry.get("observed_submit_tasks_per_s"), "tasks/s",
+    "ferry, events off", ferry.get("submit_tasks_per_s"), faster_rate, "")
 row("map chunksize 1, 100k items", ferry.get("map_chunk1_items_per_s"), "items/s", "loky",
     loky.get("map_chunk1_items_per_s"), faster_rate, "")
 row("map chunksize 256, 100k items", ferry.get("map_chunk256_items_per_s"), "items/s", "loky",

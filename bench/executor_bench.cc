@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -89,9 +90,24 @@ void pingpong() {
 // 100 000 no-op tasks with 2 workers: one message each, and map in chunks
 // of a fixed size and of the size the map chooses.
 void throughput() {
-  ferry::process_pool pool(options(2));
+  {
+    ferry::process_pool pool(options(2));
+    pool.submit(noop(), 0).get();
+    bench::measure_throughput(pool, noop(), "", "", 100'000, {1, 100, 256, 0});
+  }
+  // The same submits told to an observer that counts them
+  // (observed_submit_tasks_per_s): what events cost when someone listens.
+  struct counter final : ferry::pool_observer {
+    std::atomic<std::uint64_t> tasks{0};
+    void on_task(const ferry::task_event&) override { tasks.fetch_add(1, std::memory_order_relaxed); }
+  };
+  auto seen = std::make_shared<counter>();
+  ferry::pool_options o = options(2);
+  o.observer = seen;
+  ferry::process_pool pool(o);
   pool.submit(noop(), 0).get();
-  bench::measure_throughput(pool, noop(), "", "", 100'000, {1, 100, 256, 0});
+  bench::measure_throughput(pool, noop(), "observed_", "", 100'000, {});
+  if (seen->tasks.load() < 2 * 100'000) std::abort();  // each was at least submitted and started
 }
 
 // A task taking and returning 64 MiB.

@@ -8,11 +8,13 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "executor/cpu_count.h"
+#include "executor/events.h"
 #include "executor/start_method.h"
 #include "serialize/function.h"
 
@@ -55,6 +57,14 @@ struct pool_options {
   // Arguments and results larger than this travel through shared memory
   // (a memfd) rather than through the socket.
   std::size_t shared_memory_threshold = std::size_t{1} << 20;
+  // Told of each task's and worker's events (executor/events.h); unset,
+  // nothing is made or called for them.
+  std::shared_ptr<pool_observer> observer;
+  // Records every task's span on the worker that ran it and, when the pool
+  // has shut down, writes them to this file as a Chrome trace (Perfetto,
+  // chrome://tracing) and beside it, with the extension .html, a page
+  // drawing the timeline. Empty: $FERRY_TRACE if set, else nothing.
+  std::filesystem::path trace;
   // For start_method::plugin: the worker program. Empty: $FERRY_WORKER, else
   // `ferry-worker` next to the ferry_executor library.
   std::filesystem::path worker_program;

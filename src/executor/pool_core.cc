@@ -13,6 +13,7 @@
 #include "executor/admission.h"
 #include "executor/cpu_count.h"
 #include "executor/errors.h"
+#include "executor/internal/result_items.h"
 #include "executor/launcher.h"
 #include "executor/policy_snapshot.h"
 #include "executor/worker.h"
@@ -50,6 +51,7 @@ pool_core::pool_core(pool_options options, std::string initializer_record, drive
       key_((initialize_crypto(), new_pool_key())),
       limits_{options_.task_timeout, options_.idle_timeout},
       handler_([this](worker_slot& w, message& m) { on_message(w, m); }),
+      observer_(d == driver::own_thread ? trace_recorder::for_pool(options_, &trace_) : options_.observer),
       initializer_(std::move(initializer_record)),
       max_workers_(options_.max_workers != 0 ? options_.max_workers : cpu_count()) {
   if (is_worker_process())
@@ -64,7 +66,12 @@ pool_core::pool_core(pool_options options, std::string initializer_record, drive
                              "pool_options::worker_program or $FERRY_WORKER");
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) throw error(std::string("ferry: eventfd: ") + std::strerror(errno));
-  if (driver_ == driver::own_thread) manager_.start([this] { while (pass(std::nullopt)) {} });
+  if (driver_ == driver::own_thread)
+    manager_.start([this] {
+      while (pass(std::nullopt)) {
+      }
+      if (trace_) trace_->write();
+    });
 }
 
 pool_core::~pool_core() {
@@ -75,7 +82,7 @@ pool_core::~pool_core() {
 std::shared_ptr<future_state> pool_core::submit_task(const task_writer& task, std::uint32_t count) {
   auto admitted = admit(task, count, options_);
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&admitted)) return *failed;
-  return enqueue(std::get<protocol::encoded_task>(std::move(admitted)).body, task.timeout());
+  return enqueue(std::get<protocol::encoded_task>(std::move(admitted)).body, task.timeout(), count, task.name());
 }
 
 std::shared_ptr<future_state> pool_core::submit_body(std::string body,
@@ -88,14 +95,25 @@ std::shared_ptr<future_state> pool_core::submit_body(std::string body,
 }
 
 std::shared_ptr<future_state> pool_core::enqueue(std::string body,
-                                                 std::optional<std::chrono::milliseconds> timeout) {
+                                                 std::optional<std::chrono::milliseconds> timeout,
+                                                 std::uint32_t items, std::string_view name) {
   auto state = make_future_state();
+  std::uint64_t id;
   {
     mutex_lock lock(intake_.mu);
-    intake_.pending.push_back({intake_.admit(), std::move(body), state, false, timeout});
+    id = intake_.admit();
+    intake_.pending.push_back({id, std::move(body), state, false, timeout, items, std::string(name)});
   }
   wake();
+  tell_task(observer(), task_event::kind::submitted, {.id = id, .items = items, .name = name});
   return state;
+}
+
+void pool_core::tell(task_event::kind what, const worker_slot& w, const pool_task& t, bool threw,
+                     std::string_view error) const {
+  tell_task(observer(), what,
+            {.id = t.id, .items = t.items, .name = t.name, .worker = w.pid(), .running_since = t.running_since},
+            threw, error);
 }
 
 void pool_core::shutdown(shutdown_options how) {
@@ -250,6 +268,8 @@ void pool_core::dispatch() {
     t.started = true;
     lock.unlock();
     std::optional<pool_task> unsent = (*idle)->send_task(std::move(t), options_.shared_memory_threshold);
+    if (!unsent && (*idle)->in_flight().size() == 1)
+      tell(task_event::kind::started, **idle, (*idle)->in_flight().front());
     lock.lock();
     if (unsent) intake_.pending.push_front(std::move(*unsent));
   }
@@ -261,6 +281,7 @@ void pool_core::on_message(worker_slot& w, message& m) {
       if (w.state() == worker_slot::phase::starting) {
         w.became_ready(clock::now());
         retry_.succeeded();
+        tell_worker(observer(), worker_event::kind::started, w.pid());
       }
       return;
     case protocol::kind::start_failed:
@@ -269,14 +290,22 @@ void pool_core::on_message(worker_slot& w, message& m) {
     case protocol::kind::result: {
       if (w.in_flight().empty() || w.in_flight().front().id != m.header.id)
         throw protocol_error("a result for a task the worker was not given");
-      w.finish_front(clock::now()).state->finish(std::move(m.body));
+      pool_task done = w.finish_front(clock::now());
+      done.state->finish(std::move(m.body));
+      if (observer() != nullptr) {
+        tell(task_event::kind::finished, w, done, has_exception(*done.state));
+        if (!w.in_flight().empty()) tell(task_event::kind::started, w, w.in_flight().front());
+      }
       if ((m.header.flags & protocol::flag_retiring) != 0) {
         // Over its memory limit: it exits by itself, reading nothing more.
         w.exiting_by_itself();
         requeue(w.in_flight());
+        tell_worker(observer(), worker_event::kind::recycled, w.pid(),
+                    "its resident memory was over max_worker_memory after a task");
       } else if (w.state() == worker_slot::phase::idle && options_.max_tasks_per_worker != 0 &&
                  w.tasks_done() >= options_.max_tasks_per_worker) {
         w.retire();
+        tell_worker(observer(), worker_event::kind::recycled, w.pid(), "it ran max_tasks_per_worker tasks");
       }
       return;
     }
@@ -301,10 +330,14 @@ void pool_core::on_exit(worker_slot& w) {
   }
   requeue(unstarted);
   if (!in_flight.empty()) {
-    const std::shared_ptr<future_state> running = std::move(in_flight.front().state);
+    const pool_task running = std::move(in_flight.front());
     in_flight.clear();
-    running->fail(running_task_error(facts, options_));
+    const std::exception_ptr error = running_task_error(facts, options_);
+    running.state->fail(error);
+    if (observer() != nullptr) tell(task_event::kind::failed, w, running, false, what_of(error));
   }
+  if (observer() != nullptr)
+    tell_worker(observer(), worker_event::kind::exited, w.pid(), "it " + describe_status(facts.status));
   if (const std::optional<start_failure> f = why_not_started(facts))
     start_failed("ferry: a worker could not start: " + f->why, f->lasting);
 }

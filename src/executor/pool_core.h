@@ -29,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "executor/internal/future_state.h"
@@ -39,7 +40,9 @@
 #include "executor/protocol.h"
 #include "executor/shutdown_options.h"
 #include "executor/start_retry.h"
+#include "executor/task_events.h"
 #include "executor/task_intake.h"
+#include "executor/trace_recorder.h"
 #include "executor/worker_slot.h"
 #include "internal/mutex.h"
 
@@ -67,6 +70,7 @@ class pool_core final : public local_pool {
   void shutdown(shutdown_options how) override;
   bool is_shutdown() const override;
   unsigned task_retries() const override { return options_.task_retries; }
+  pool_observer* observer() const override { return observer_.get(); }
   // driver::caller only (local_pool).
   bool turn(std::chrono::microseconds timeout) override;
   void start_workers() override;
@@ -79,7 +83,11 @@ class pool_core final : public local_pool {
   using clock = std::chrono::steady_clock;
 
   // Queues an admitted task.
-  std::shared_ptr<future_state> enqueue(std::string body, std::optional<std::chrono::milliseconds> timeout);
+  std::shared_ptr<future_state> enqueue(std::string body, std::optional<std::chrono::milliseconds> timeout,
+                                        std::uint32_t items = 1, std::string_view name = {});
+  // The events of a task a worker holds (task_events.h).
+  void tell(task_event::kind what, const worker_slot& w, const pool_task& t, bool threw = false,
+            std::string_view error = {}) const;
   // A pass of the manager loop, waiting at most `most` (nullopt: until a
   // timer is due); false once shut down and drained, or after a failure,
   // with the workers then stopped.
@@ -111,6 +119,10 @@ class pool_core final : public local_pool {
   const std::string key_;      // authenticates every message after the hello
   const worker_slot::limits limits_;
   const worker_slot::message_handler handler_;
+  // options_.observer, or a trace_recorder forwarding to it (own_thread
+  // pools only; written when the manager ends).
+  std::shared_ptr<trace_recorder> trace_;
+  const std::shared_ptr<pool_observer> observer_;
   // The initializer as every hello carries it; encoded by the first hello.
   // The manager's.
   mutable std::string initializer_;

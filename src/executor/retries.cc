@@ -9,6 +9,7 @@
 #include "executor/errors.h"
 #include "executor/internal/continuation.h"
 #include "executor/internal/result_items.h"
+#include "executor/task_events.h"
 
 namespace ferry::detail {
 namespace {
@@ -93,6 +94,7 @@ void attempt_ended(const std::shared_ptr<attempts>& a) {
   }
   if (!ended.empty() && a->left > 0) {
     --a->left;
+    tell_task(a->queue->observer(), task_event::kind::retried, {.name = a->name}, false, ended);
     a->earlier.push_back(std::move(ended));
     send_again(a);
     return;

@@ -52,6 +52,7 @@ std::optional<pool_task> worker_slot::send_task(pool_task t, std::size_t shared_
   if (in_flight_.empty()) {
     t.body = std::string();
     since_ = clock::now();
+    t.running_since = since_;
   }
   phase_ = phase::busy;
   ++tasks_sent_;
@@ -93,7 +94,10 @@ void worker_slot::became_ready(clock::time_point now) {
 pool_task worker_slot::finish_front(clock::time_point now) {
   pool_task done = std::move(in_flight_.front());
   in_flight_.pop_front();
-  if (!in_flight_.empty()) in_flight_.front().body = std::string();  // started
+  if (!in_flight_.empty()) {  // started
+    in_flight_.front().body = std::string();
+    in_flight_.front().running_since = now;
+  }
   ++tasks_done_;
   since_ = now;  // the next task starts now, or idleness does
   if (phase_ == phase::busy && in_flight_.empty()) phase_ = phase::idle;

@@ -37,6 +37,10 @@ struct pool_task {
   std::shared_ptr<future_state> state;
   bool started = false;  // state->start() done: requeued after its worker died unstarted
   std::optional<std::chrono::milliseconds> timeout;  // its own; else the pool's
+  // For the pool's events (executor/events.h).
+  std::uint32_t items = 1;
+  std::string name;
+  std::chrono::steady_clock::time_point running_since{};  // set when a worker begins it
 };
 
 class worker_slot {
@@ -96,7 +100,8 @@ class worker_slot {
   // Writes the hello, the one message sent unsigned (it carries the key).
   // Throws what write_message throws.
   void send_hello(const std::string& body, std::size_t shared_memory_threshold);
-  // Sends t and keeps it in flight. If the write fails, t never ran: it is
+  // Sends t and keeps it in flight (running at once if the worker was idle:
+  // its running_since is set then). If the write fails, t never ran: it is
   // given back, for the caller to send elsewhere, and the worker's channel
   // is closed (the worker is no longer offered tasks).
   std::optional<pool_task> send_task(pool_task t, std::size_t shared_memory_threshold);

@@ -8,6 +8,8 @@
 #include "executor/protocol.h"
 #include "executor/admission.h"
 #include "executor/errors.h"
+#include "executor/internal/result_items.h"
+#include "executor/task_events.h"
 #include "mpi/mpi_job.h"
 #include "mpi/mpi_messages.h"
 #include "mpi/module_shipping.h"
@@ -79,7 +81,11 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     throw error("ferry: no node agent of the MPI job could start its pool; each said why on its "
                 "standard error");
   std::sort(agents_.begin(), agents_.end(), [](const agent& a, const agent& b) { return a.rank < b.rank; });
-  manager_.start([this] { run(); });
+  observer_ = trace_recorder::for_pool(options_.local, &trace_);
+  manager_.start([this] {
+    run();
+    if (trace_) trace_->write();
+  });
 }
 
 mpi_core::~mpi_core() { shutdown({}); }
@@ -88,12 +94,16 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   auto encoded = admit(task, count, options_.local, options_.ship_modules);
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&encoded)) return *failed;
   auto state = make_future_state();
+  std::uint64_t id;
   {
     mutex_lock lock(intake_.mu);
     auto& e = std::get<protocol::encoded_task>(encoded);
-    intake_.pending.push_back({intake_.admit(), std::move(e.body), state, std::move(e.modules), task.timeout()});
+    id = intake_.admit();
+    intake_.pending.push_back({id, std::move(e.body), state, std::move(e.modules), task.timeout(), count,
+                               std::string(task.name())});
   }
   cv_.notify_one();
+  tell_task(observer(), task_event::kind::submitted, {.id = id, .items = count, .name = task.name()});
   return state;
 }
 
@@ -130,13 +140,19 @@ void mpi_core::on_message(mpi::message m) {
 void mpi_core::on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body) {
   auto it = a.in_flight.find(id);
   if (it == a.in_flight.end()) return;
-  const std::shared_ptr<future_state> state = std::move(it->second);
+  const sent_task sent = std::move(it->second);
   a.in_flight.erase(it);
   ++a.answered;
-  if (type == mpi::kind::result)
-    state->finish(make_message_body(std::move(body)));
-  else
-    state->fail(mpi::decode_failure(body, "on host " + a.host + ", MPI rank " + std::to_string(a.rank)));
+  const task_facts facts{.id = id, .items = sent.items, .name = sent.name, .host = a.host, .running_since = sent.since};
+  if (type == mpi::kind::result) {
+    sent.state->finish(make_message_body(std::move(body)));
+    if (observer() != nullptr) tell_task(observer(), task_event::kind::finished, facts, has_exception(*sent.state));
+  } else {
+    const std::exception_ptr error =
+        mpi::decode_failure(body, "on host " + a.host + ", MPI rank " + std::to_string(a.rank));
+    sent.state->fail(error);
+    if (observer() != nullptr) tell_task(observer(), task_event::kind::failed, facts, false, what_of(error));
+  }
 }
 
 void mpi_core::ship_modules(agent& a, const task& t) {
@@ -209,8 +225,7 @@ void mpi_core::check_agents() {
       const auto lost = std::make_exception_ptr(worker_died_error(
           0, "was lost with its MPI agent on host " + a.host + ", MPI rank " + std::to_string(a.rank) +
                  ", which sent nothing for " + std::to_string(silent.count()) + " ms"));
-      for (auto& [id, state] : a.in_flight) state->fail(lost);
-      a.in_flight.clear();
+      fail_sent(a, lost);
     }
     any_left = any_left || !a.lost;
   }
@@ -226,10 +241,18 @@ void mpi_core::check_agents() {
 }
 
 void mpi_core::fail_in_flight(std::exception_ptr error) {
-  for (agent& a : agents_) {
-    for (auto& [id, state] : a.in_flight) state->fail(error);
-    a.in_flight.clear();
+  for (agent& a : agents_) fail_sent(a, error);
+}
+
+void mpi_core::fail_sent(agent& a, const std::exception_ptr& error) {
+  const std::string what = observer() != nullptr ? what_of(error) : std::string();
+  for (auto& [id, sent] : a.in_flight) {
+    sent.state->fail(error);
+    tell_task(observer(), task_event::kind::failed,
+              {.id = id, .items = sent.items, .name = sent.name, .host = a.host, .running_since = sent.since},
+              false, what);
   }
+  a.in_flight.clear();
 }
 
 void mpi_core::run() {
@@ -253,7 +276,7 @@ void mpi_core::run() {
         task t = std::move(intake_.pending.front());
         intake_.pending.pop_front();
         if (!t.state->start()) continue;  // cancelled meanwhile
-        best->in_flight.emplace(t.id, t.state);
+        best->in_flight.emplace(t.id, sent_task{t.state, t.items, t.name, std::chrono::steady_clock::now()});
         to_send.emplace_back(best, std::move(t));
       }
       finished = intake_.closed() && (kill || (intake_.pending.empty() && in_flight() == 0));
@@ -261,6 +284,7 @@ void mpi_core::run() {
     // Small tasks for one agent leave together, large ones alone.
     std::unordered_map<agent*, std::pair<std::string, std::vector<task*>>> batches;
     for (auto& [a, t] : to_send) {
+      tell_task(observer(), task_event::kind::started, {.id = t.id, .items = t.items, .name = t.name, .host = a->host});
       if (options_.ship_modules) ship_modules(*a, t);
       const mpi::kind k = t.timeout ? mpi::kind::timed_task : mpi::kind::task;
       if (t.timeout) t.body = mpi::with_timeout(*t.timeout, t.body);

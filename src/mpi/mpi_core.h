@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "executor/internal/submit.h"
+#include "executor/trace_recorder.h"
 #include "executor/mpi_pool.h"
 #include "executor/manager_thread.h"
 #include "executor/task_intake.h"
@@ -44,6 +45,7 @@ class mpi_core final : public task_queue {
   void shutdown(shutdown_options how) override;
   bool is_shutdown() const override;
   unsigned task_retries() const override { return options_.local.task_retries; }
+  pool_observer* observer() const override { return observer_.get(); }
   std::size_t max_workers() const override { return max_workers_; }
   std::vector<std::string> hosts() const;
 
@@ -54,6 +56,15 @@ class mpi_core final : public task_queue {
     std::shared_ptr<future_state> state;
     std::vector<module_file> modules;  // those the body names
     std::optional<std::chrono::milliseconds> timeout;  // its own, if any
+    std::uint32_t items = 1;  // for the events
+    std::string name;
+  };
+  // A task sent to an agent and not answered yet.
+  struct sent_task {
+    std::shared_ptr<future_state> state;
+    std::uint32_t items = 1;
+    std::string name;
+    std::chrono::steady_clock::time_point since;  // when it left for its host
   };
   struct agent {
     int rank = 0;
@@ -64,7 +75,7 @@ class mpi_core final : public task_queue {
     double rate = 0;     // answers per second, smoothed
     std::size_t answered = 0;  // since sampled
     std::chrono::steady_clock::time_point sampled;
-    std::unordered_map<std::uint64_t, std::shared_ptr<future_state>> in_flight;
+    std::unordered_map<std::uint64_t, sent_task> in_flight;
     std::set<std::string> shipped;  // build-ids of the modules sent to it
     std::chrono::steady_clock::time_point last_heard;
     bool lost = false;  // silent past agent_timeout: given nothing more
@@ -89,8 +100,14 @@ class mpi_core final : public task_queue {
   // A task's result or failure from agent a.
   void on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body);
   void fail_in_flight(std::exception_ptr error);
+  // Fails the tasks an agent holds, with their events.
+  void fail_sent(agent& a, const std::exception_ptr& error);
 
   const mpi_pool_options options_;
+  // options_.local.observer, or a trace_recorder forwarding to it, written
+  // when the manager ends.
+  std::shared_ptr<trace_recorder> trace_;
+  std::shared_ptr<pool_observer> observer_;
   std::unique_ptr<mpi::channel> channel_;
   std::vector<agent> agents_;  // the manager's, once the constructor is done
   std::size_t max_workers_ = 0;

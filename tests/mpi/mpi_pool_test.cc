@@ -14,7 +14,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <future>
 #include <stdexcept>
 #include <string>
@@ -25,6 +27,7 @@
 #include <executor/executor.h>
 #include <executor/mpi_pool.h>
 
+#include "../executor/event_recorder.h"
 #include "../executor/kill_storm.h"
 #include "../executor/streaming_map.h"
 #include "../executor/test_harness.h"
@@ -276,6 +279,33 @@ TEST(MpiPool, MapKeepsInputOrderWithChunks) {
 
 // 50 MiB each way, cut into pieces of 1 MiB: the path a message over 2 GiB
 // takes, at a size a test can afford.
+// The observer lives on rank 0 and is told of each task there: started when
+// it leaves for its host (named), finished or failed when its answer comes.
+// The timeline (local.trace) has a row per host, written at shutdown.
+TEST(MpiPool, ItsObserverIsToldOfEachTaskOnRankZeroWithItsHostAndItsTimelineHasARowPerHost) {
+  auto seen = std::make_shared<ferry_test::event_recorder>();
+  auto o = options();
+  o.local.observer = seen;
+  const std::string trace = ::testing::TempDir() + "/ferry_mpi_trace_" + std::to_string(::getpid()) + ".json";
+  o.local.trace = trace;
+  ferry::mpi_pool pool(o);
+  ferry_test::expect_a_tasks_life_told_in_order(pool, *seen, true);
+  ferry_test::expect_exceptions_finished_and_deaths_failed(pool, *seen);
+  EXPECT_TRUE(seen->workers().empty()) << "worker events are not relayed from the hosts";
+  pool.shutdown();
+  std::ifstream in(trace);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"args\":{\"name\":\"host " + pool.hosts().front()), std::string::npos) << json;
+  std::size_t spans = 0;
+  for (std::size_t at = json.find("\"ph\":\"X\""); at != std::string::npos; at = json.find("\"ph\":\"X\"", at + 1))
+    ++spans;
+  EXPECT_EQ(spans, seen->tasks().size() / 3) << "one span per task (each told submitted, started, ended)";
+  EXPECT_NE(json.find("\"status\":\"failed\""), std::string::npos);
+  std::remove(trace.c_str());
+  std::filesystem::path page = trace;
+  std::remove(page.replace_extension(".html").c_str());
+}
+
 TEST(MpiPool, MapUnorderedAndSinglePassInputsStreamAsOnTheProcessPool) {
   ferry::mpi_pool pool(options());
   ferry_test::expect_unordered_results_with_their_indexes(pool);

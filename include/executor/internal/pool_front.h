@@ -173,11 +173,11 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     check_task_signature<R, P...>();
     auto held = std::make_shared<const std::tuple<function<R(P...)>, std::decay_t<Args>...>>(
         fn, std::forward<Args>(args)...);
-    send_attempt send = [held, timeout = options.timeout](task_queue& queue) {
+    send_attempt send = [held, timeout = options.timeout, name = options.name](task_queue& queue) {
       return std::apply(
           [&](const auto& f, const auto&... a) {
             auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(a)), ...); };
-            return submit_encoded(queue, f, 1, encode, timeout);
+            return submit_encoded(queue, f, 1, encode, timeout, name);
           },
           *held);
     };

@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 
 #include "executor/internal/config.h"
+#include "executor/events.h"
 #include "executor/internal/future_state.h"
 #include "executor/shutdown_options.h"
 #include "serialize/archive.h"
@@ -59,6 +61,8 @@ class task_writer {
   virtual void write_arguments(output_archive& ar) const = 0;
   // The task's own timeout (task_options::timeout), if it has one.
   virtual std::optional<std::chrono::milliseconds> timeout() const { return std::nullopt; }
+  // task_options::name, for the pool's events.
+  virtual std::string_view name() const { return {}; }
 
  protected:
   ~task_writer() = default;
@@ -81,26 +85,31 @@ class FERRY_EXECUTOR_EXPORT task_queue {
   virtual unsigned task_retries() const = 0;
   // The most workers the pool runs at once (all hosts' for mpi_pool).
   virtual std::size_t max_workers() const = 0;
+  // pool_options::observer, or null.
+  virtual pool_observer* observer() const = 0;
 };
 
 template <class Fn, class Encode>
 std::shared_ptr<future_state> submit_encoded(task_queue& queue, const Fn& fn, std::uint32_t count,
                                              Encode& encode_arguments,
-                                             std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+                                             std::optional<std::chrono::milliseconds> timeout = std::nullopt,
+                                             std::string_view name = {}) {
   class writer final : public task_writer {
    public:
-    writer(const Fn& fn, Encode& encode, std::optional<std::chrono::milliseconds> timeout)
-        : fn_(fn), encode_(encode), timeout_(timeout) {}
+    writer(const Fn& fn, Encode& encode, std::optional<std::chrono::milliseconds> timeout, std::string_view name)
+        : fn_(fn), encode_(encode), timeout_(timeout), name_(name) {}
     void write_function(output_archive& ar) const override { ar(fn_); }
     void write_arguments(output_archive& ar) const override { encode_(ar); }
     std::optional<std::chrono::milliseconds> timeout() const override { return timeout_; }
+    std::string_view name() const override { return name_; }
 
    private:
     const Fn& fn_;
     Encode& encode_;
     std::optional<std::chrono::milliseconds> timeout_;
+    std::string_view name_;
   };
-  return queue.submit_task(writer(fn, encode_arguments, timeout), count);
+  return queue.submit_task(writer(fn, encode_arguments, timeout, name), count);
 }
 
 // The inputs of map that travel in one message.

@@ -1,0 +1,106 @@
+// Copyright ferry authors.
+//
+// What a process pool tells its observer (executor/events.h): each task's
+// life in order, with its worker and duration; exceptions and deaths;
+// retries; workers started, recycled and exited. Run once per start method.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <unistd.h>
+
+#include <executor/executor.h>
+
+#include "test_tasks.h"
+#include "event_recorder.h"
+#include "test_harness.h"
+
+using namespace std::chrono_literals;
+using ferry_test::count;
+using ferry_test::event_recorder;
+using kind = ferry::task_event::kind;
+using worker_kind = ferry::worker_event::kind;
+using Events = ferry_test::ExecutorTest;
+
+namespace {
+
+ferry::pool_options observed(const std::shared_ptr<event_recorder>& seen, std::size_t workers = 2) {
+  ferry::pool_options o = ferry_test::options(workers);
+  o.observer = seen;
+  return o;
+}
+
+}  // namespace
+
+TEST_F(Events, ATasksLifeIsToldInOrderWithItsWorkerAndHowLongItRan) {
+  auto seen = std::make_shared<event_recorder>();
+  ferry::process_pool pool(observed(seen));
+  ferry_test::expect_a_tasks_life_told_in_order(pool, *seen, false);
+}
+
+TEST_F(Events, AnExceptionIsAFinishedTaskAndADeathAFailedOne) {
+  auto seen = std::make_shared<event_recorder>();
+  ferry::process_pool pool(observed(seen, 1));
+  ferry_test::expect_exceptions_finished_and_deaths_failed(pool, *seen);
+  // The dead worker is told as exited, after it was told as started.
+  ASSERT_TRUE(seen->wait_for([](const auto&, const auto& w) {
+    for (const auto& e : w)
+      if (e.what == worker_kind::exited) return true;
+    return false;
+  }));
+  bool started = false;
+  for (const auto& e : seen->workers()) {
+    if (e.what == worker_kind::started) started = true;
+    if (e.what == worker_kind::exited) {
+      EXPECT_TRUE(started) << "exited before started";
+      EXPECT_NE(e.why.find("signal 11"), std::string::npos) << e.why;
+      break;
+    }
+  }
+}
+
+TEST_F(Events, ARetriedTaskIsToldWithItsNameAndWhyAndItsNextAttemptIsANewTask) {
+  auto seen = std::make_shared<event_recorder>();
+  ferry::process_pool pool(observed(seen, 1));
+  const std::string counter = ::testing::TempDir() + "/ferry_events_runs_" + std::to_string(::getpid());
+  std::remove(counter.c_str());
+  auto f = pool.submit({.retries = 2, .name = "shard 3"}, test_tasks::fail_first(), counter, 1, 0);
+  EXPECT_EQ(ferry_test::get_within(f), 2);
+  std::remove(counter.c_str());
+  ASSERT_TRUE(seen->wait_for([](const auto& t, const auto&) { return count(t, kind::finished) >= 1; }));
+  const auto all = seen->tasks();
+  EXPECT_EQ(count(all, kind::submitted), 2);
+  EXPECT_EQ(count(all, kind::failed), 1);
+  EXPECT_EQ(count(all, kind::retried), 1);
+  for (const auto& e : all) {
+    EXPECT_EQ(e.name, "shard 3");
+    if (e.what == kind::retried) {
+      EXPECT_NE(e.error.find("SIGKILL"), std::string::npos) << e.error;
+    }
+  }
+  EXPECT_NE(all.front().task, all.back().task) << "the second attempt is a task of its own";
+}
+
+TEST_F(Events, AWorkerPastMaxTasksPerWorkerIsToldAsRecycledThenExited) {
+  auto seen = std::make_shared<event_recorder>();
+  ferry::pool_options o = observed(seen, 1);
+  o.max_tasks_per_worker = 1;
+  ferry::process_pool pool(o);
+  const int first = pool.submit(test_tasks::pid()).get();
+  const int second = pool.submit(test_tasks::pid()).get();
+  EXPECT_NE(first, second);
+  ASSERT_TRUE(seen->wait_for([&](const auto&, const auto& w) {
+    int recycled = 0, exited = 0;
+    for (const auto& e : w) {
+      recycled += e.what == worker_kind::recycled && e.pid == first;
+      exited += e.what == worker_kind::exited && e.pid == first;
+    }
+    return recycled == 1 && exited == 1;
+  }));
+  for (const auto& e : seen->workers())
+    if (e.what == worker_kind::recycled) {
+      EXPECT_NE(e.why.find("max_tasks_per_worker"), std::string::npos);
+    }
+}
