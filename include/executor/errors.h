@@ -11,6 +11,8 @@
 #ifndef FERRY_EXECUTOR_ERRORS_H_
 #define FERRY_EXECUTOR_ERRORS_H_
 
+#include <optional>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -40,21 +42,44 @@ class FERRY_EXECUTOR_EXPORT task_error : public error {
 // sent again after earlier deaths (task_options::retries) lists how each
 // attempt ended, in order, the last being cause(); and a named task is
 // named.
+// One frame of the stack of a task whose worker died by a signal.
+struct crash_frame {
+  std::uintptr_t address = 0;  // in the worker's address space
+  std::string module;          // the file holding it; empty if none did
+  std::uint64_t offset = 0;    // from that module's load base
+  std::string function;        // "name+0x1f" from the module's symbols; empty if none covers it
+};
+
+// What a worker that died by a signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+// SIGABRT) wrote before it died: the signal, the faulting address, and the
+// crashing thread's stack, innermost first, symbolized by the pool.
+struct crash_report {
+  int signal = 0;
+  std::uintptr_t fault_address = 0;  // si_addr: the address a SIGSEGV or SIGBUS touched
+  std::vector<crash_frame> frames;
+};
+
 class FERRY_EXECUTOR_EXPORT worker_died_error : public error {
  public:
-  worker_died_error(int pid, std::string cause);
+  // what() shows the crash's first frames, if there is one.
+  worker_died_error(int pid, std::string cause, std::optional<crash_report> crash = std::nullopt);
   // The last of several attempts; `earlier` holds how each earlier one ended.
-  worker_died_error(int pid, std::string cause, std::vector<std::string> earlier, const std::string& name);
+  worker_died_error(int pid, std::string cause, std::vector<std::string> earlier, const std::string& name,
+                    std::optional<crash_report> crash = std::nullopt);
   ~worker_died_error() override;
   int pid() const noexcept { return pid_; }
   const std::string& cause() const noexcept { return cause_; }
   // How each attempt ended, the last being cause(); at least one.
   const std::vector<std::string>& attempts() const noexcept { return attempts_; }
+  // The worker's crash report, when it died by a signal of a crash and
+  // could write one (not for SIGKILL, nor a worker that never started).
+  const std::optional<crash_report>& crash() const noexcept { return crash_; }
 
  private:
   int pid_;
   std::string cause_;
   std::vector<std::string> attempts_;
+  std::optional<crash_report> crash_;
 };
 
 // A worker could not be started, or exited before it was ready (for the

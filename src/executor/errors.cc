@@ -1,6 +1,7 @@
 // Copyright ferry authors.
 #include "executor/errors.h"
 
+#include <cstdio>
 #include <utility>
 
 namespace ferry {
@@ -11,11 +12,32 @@ task_error::task_error(std::string type_name, std::string message)
       message_(std::move(message)) {}
 task_error::~task_error() = default;
 
-worker_died_error::worker_died_error(int pid, std::string cause)
-    : error("ferry: the worker process " + std::to_string(pid) + " running the task " + cause),
+namespace {
+// The first frames of a crash, one a line, for what().
+std::string stack_text(const std::optional<crash_report>& crash) {
+  if (!crash || crash->frames.empty()) return {};
+  constexpr std::size_t shown = 8;
+  std::string out = "; its stack:";
+  for (std::size_t i = 0; i < crash->frames.size() && i < shown; ++i) {
+    const crash_frame& f = crash->frames[i];
+    char at[64];
+    std::snprintf(at, sizeof at, "0x%llx", static_cast<unsigned long long>(f.offset));
+    const std::size_t slash = f.module.rfind('/');
+    const std::string file = slash == std::string::npos ? f.module : f.module.substr(slash + 1);
+    out += "\n  #" + std::to_string(i) + " " + (f.function.empty() ? std::string("?") : f.function) + " in " +
+           (file.empty() ? std::string("?") : file + "+" + at);
+  }
+  if (crash->frames.size() > shown) out += "\n  ... " + std::to_string(crash->frames.size() - shown) + " more";
+  return out;
+}
+}  // namespace
+
+worker_died_error::worker_died_error(int pid, std::string cause, std::optional<crash_report> crash)
+    : error("ferry: the worker process " + std::to_string(pid) + " running the task " + cause + stack_text(crash)),
       pid_(pid),
       cause_(cause),
-      attempts_{std::move(cause)} {}
+      attempts_{std::move(cause)},
+      crash_(std::move(crash)) {}
 
 namespace {
 std::string died_message(int pid, const std::string& cause, const std::vector<std::string>& earlier,
@@ -34,8 +56,12 @@ std::string died_message(int pid, const std::string& cause, const std::vector<st
 }  // namespace
 
 worker_died_error::worker_died_error(int pid, std::string cause, std::vector<std::string> earlier,
-                                     const std::string& name)
-    : error(died_message(pid, cause, earlier, name)), pid_(pid), cause_(cause), attempts_(std::move(earlier)) {
+                                     const std::string& name, std::optional<crash_report> crash)
+    : error(died_message(pid, cause, earlier, name) + stack_text(crash)),
+      pid_(pid),
+      cause_(cause),
+      attempts_(std::move(earlier)),
+      crash_(std::move(crash)) {
   attempts_.push_back(std::move(cause));
 }
 worker_died_error::~worker_died_error() = default;

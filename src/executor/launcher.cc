@@ -37,7 +37,7 @@ bool sets(std::string_view entry, std::string_view name) {
   return entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=';
 }
 
-pid_t spawn_program(const std::string& program, int child_socket,
+pid_t spawn_program(const std::string& program, int child_socket, int child_crash,
                     const std::vector<std::string>& unset_env) {
   constexpr int child_fd = protocol::worker_fd;
   posix_spawn_file_actions_t actions;
@@ -47,14 +47,20 @@ pid_t spawn_program(const std::string& program, int child_socket,
   } else {
     posix_spawn_file_actions_adddup2(&actions, child_socket, child_fd);
   }
+  if (child_crash == protocol::crash_fd) {
+    ::fcntl(child_crash, F_SETFD, 0);
+  } else {
+    posix_spawn_file_actions_adddup2(&actions, child_crash, protocol::crash_fd);
+  }
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
     if (!sets(*e, protocol::worker_fd_variable) && !sets(*e, protocol::parent_pid_variable) &&
-        !is_unset(*e, unset_env))
+        !sets(*e, protocol::crash_fd_variable) && !is_unset(*e, unset_env))
       env_strings.emplace_back(*e);
   }
   env_strings.push_back(std::string(protocol::worker_fd_variable) + "=" + std::to_string(child_fd));
   env_strings.push_back(std::string(protocol::parent_pid_variable) + "=" + std::to_string(::getpid()));
+  env_strings.push_back(std::string(protocol::crash_fd_variable) + "=" + std::to_string(protocol::crash_fd));
   std::vector<char*> envp;
   for (std::string& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -105,6 +111,19 @@ launched_worker launch_worker(start_method method, const std::string& program,
                               const std::vector<int>& close_in_child) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) fail("socketpair");
+  int crash[2];
+  if (::pipe2(crash, O_CLOEXEC) != 0) {
+    const int e = errno;
+    ::close(sv[0]);
+    ::close(sv[1]);
+    errno = e;
+    fail("pipe2");
+  }
+  auto close_all = [&] {
+    const int e = errno;
+    for (int fd : {sv[0], sv[1], crash[0], crash[1]}) ::close(fd);
+    errno = e;
+  };
   pid_t pid = 0;
   if (method == start_method::fork) {
     // Unwritten stdio output would otherwise be written twice: once by this
@@ -112,38 +131,38 @@ launched_worker launch_worker(start_method method, const std::string& program,
     std::fflush(nullptr);
     pid = ::fork();
     if (pid < 0) {
-      const int e = errno;
-      ::close(sv[0]);
-      ::close(sv[1]);
-      errno = e;
+      close_all();
       fail("fork");
     }
     if (pid == 0) {
       ::close(sv[0]);
+      ::close(crash[0]);
       for (int fd : close_in_child) ::close(fd);
       unset_variables(unset_env);
-      serve(sv[1]);
+      serve(sv[1], crash[1]);
     }
   } else {
     try {
-      pid = spawn_program(program, sv[1], unset_env);
+      pid = spawn_program(program, sv[1], crash[1], unset_env);
     } catch (...) {
-      ::close(sv[0]);
-      ::close(sv[1]);
+      close_all();
       throw;
     }
   }
   ::close(sv[1]);
+  ::close(crash[1]);
   const int pidfd = open_pidfd(pid);
   if (pidfd < 0) {
     const int e = errno;
     ::kill(pid, SIGKILL);
     ::close(sv[0]);
+    ::close(crash[0]);
     errno = e;
     fail("pidfd_open");
   }
   ::fcntl(sv[0], F_SETFL, ::fcntl(sv[0], F_GETFL) | O_NONBLOCK);
-  return {pid, sv[0], pidfd};
+  ::fcntl(crash[0], F_SETFL, ::fcntl(crash[0], F_GETFL) | O_NONBLOCK);
+  return {pid, sv[0], pidfd, crash[0]};
 }
 
 std::string default_worker_program() {

@@ -30,6 +30,7 @@ struct launched_worker {
   pid_t pid;
   int socket;  // the pool's end, non-blocking, close-on-exec
   int pidfd;   // readable when the worker exits
+  int crash;   // the read end of its crash pipe (crash_report.h), non-blocking, close-on-exec
 };
 
 // Starts a worker. `program` is used by spawn (normally /proc/self/exe) and

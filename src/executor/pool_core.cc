@@ -202,6 +202,7 @@ void pool_core::start_worker() {
   for (const auto& w : workers_) {
     if (w->socket() >= 0) inherited.push_back(w->socket());
     inherited.push_back(w->pidfd());
+    inherited.push_back(w->crash_pipe());
   }
   launched_worker l{};
   try {
@@ -213,7 +214,7 @@ void pool_core::start_worker() {
     return;
   }
   auto& w = workers_.emplace_back(
-      std::make_unique<worker_slot>(l.pid, l.socket, l.pidfd, key_, options_.max_message_size));
+      std::make_unique<worker_slot>(l.pid, l.socket, l.pidfd, l.crash, key_, options_.max_message_size));
   try {
     w->send_hello(hello_body(), options_.shared_memory_threshold);
   } catch (const std::exception& e) {

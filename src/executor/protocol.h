@@ -95,6 +95,10 @@ inline constexpr const char worker_fd_variable[] = "FERRY_WORKER_FD";
 inline constexpr const char parent_pid_variable[] = "FERRY_PARENT_PID";
 // The descriptor a spawned worker finds its socket at.
 inline constexpr int worker_fd = 3;
+// The write end of a spawned worker's crash pipe (crash_report.h), and the
+// variable naming it.
+inline constexpr int crash_fd = 4;
+inline constexpr const char crash_fd_variable[] = "FERRY_CRASH_FD";
 
 // Exit statuses a worker reports through its wait status.
 inline constexpr int no_entry_point_status = 86;   // spawned, main lacks serve_if_worker

@@ -53,7 +53,7 @@ std::exception_ptr final_error(const attempts& a, std::exception_ptr e) {
     std::rethrow_exception(e);
   } catch (const worker_died_error& d) {
     if (!a.earlier.empty() || !a.name.empty())
-      return std::make_exception_ptr(worker_died_error(d.pid(), d.cause(), a.earlier, a.name));
+      return std::make_exception_ptr(worker_died_error(d.pid(), d.cause(), a.earlier, a.name, d.crash()));
   } catch (const task_timeout_error& t) {
     if (!a.name.empty()) return std::make_exception_ptr(task_timeout_error("task '" + a.name + "': " + t.what()));
   } catch (...) {

@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "executor/crash_report.h"
 #include "executor/protocol.h"
 #include "serialize/internal/identity.h"
 #include "executor/task_exception.h"
@@ -22,6 +23,9 @@ std::string run_task(std::string_view body) {
     return protocol::encode_whole_failure(
         current_exception_record(serialization_error::phase::loading_task));
   }
+  // Reading the task may have loaded its module: a crash report must know
+  // it to name the task's frames.
+  note_loaded_modules();
   protocol::result_writer result(task.count);
   // Once an item's arguments cannot be read, the following items cannot be
   // found in the stream: they fail with the same error.

@@ -43,11 +43,14 @@ void serve_if_worker(int /*argc*/, char** /*argv*/) {
   const char* parent_text = std::getenv(protocol::parent_pid_variable);
   const pid_t parent = parent_text != nullptr ? std::atoi(parent_text) : 0;
   // Children of the task's own (a subprocess of this program) are not workers.
+  const char* crash_text = std::getenv(protocol::crash_fd_variable);
+  const int crash_fd = crash_text != nullptr ? std::atoi(crash_text) : -1;
   ::unsetenv(protocol::worker_fd_variable);
   ::unsetenv(protocol::parent_pid_variable);
+  ::unsetenv(protocol::crash_fd_variable);
   detail::die_with_parent();
   if (parent != 0 && ::getppid() != parent) std::_Exit(1);  // the pool died before we got here
-  detail::serve(fd);
+  detail::serve(fd, crash_fd);
 }
 
 bool is_worker_process() noexcept { return detail::serving(); }

@@ -47,7 +47,7 @@ std::exception_ptr running_task_error(const exit_facts& f, const pool_options& l
                    std::to_string(limits.max_worker_memory) + " bytes)"));
   }
   return std::make_exception_ptr(
-      worker_died_error(f.pid, f.failure.empty() ? describe_status(f.status) : f.failure));
+      worker_died_error(f.pid, f.failure.empty() ? describe_status(f.status) : f.failure, f.crash));
 }
 
 std::optional<start_failure> why_not_started(const exit_facts& f) {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "executor/errors.h"
 #include "executor/pool_options.h"
 
 namespace ferry::detail {
@@ -25,6 +26,7 @@ struct exit_facts {
   std::string failure;        // why the pool killed it otherwise, if it did
   std::string start_failure;  // its start_failed message (its initializer threw)
   std::optional<std::chrono::milliseconds> task_timeout;  // the running task's own, if any
+  std::optional<crash_report> crash{};  // what it wrote as a signal killed it, if it could
 };
 
 // "exited with code 3", "was killed by signal 9 (SIGKILL)".

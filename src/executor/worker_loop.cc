@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "executor/crash_report.h"
 #include "executor/memory_watch.h"
 #include "executor/message_io.h"
 #include "executor/process_linux.h"
@@ -86,11 +87,15 @@ int worker_loop(int fd) {
   }
 }
 
-void serve(int fd) {
+void serve(int fd, int crash_fd) {
   // Die with the pool: its manager thread started us.
   die_with_parent();
   set_close_on_exec(fd);
   worker_process = true;
+  if (crash_fd >= 0) {
+    set_close_on_exec(crash_fd);
+    install_crash_reporter(crash_fd);
+  }
   const int status = worker_loop(fd);
   std::fflush(nullptr);
   // Not exit(): the program's static destructors belong to the pool's process.

@@ -16,7 +16,8 @@ int worker_loop(int fd);
 // Turns this process into a worker serving on fd, then ends it with
 // worker_loop's status (never returns). The socket becomes close-on-exec
 // first, so that programs a task runs do not hold the pool's channel.
-[[noreturn]] void serve(int fd);
+// `crash_fd`: the write end of the crash pipe (crash_report.h); -1: none.
+[[noreturn]] void serve(int fd, int crash_fd = -1);
 
 // Whether serve() was called in this process.
 bool serving() noexcept;

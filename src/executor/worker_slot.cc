@@ -1,4 +1,5 @@
 // Copyright ferry authors.
+#include "executor/crash_report.h"
 #include "executor/worker_slot.h"
 
 #include <sys/wait.h>
@@ -11,14 +12,21 @@
 
 namespace ferry::detail {
 
-worker_slot::worker_slot(pid_t pid, int socket, int pidfd, std::string_view key, std::size_t max_body)
-    : pid_(pid), socket_(socket), pidfd_(pidfd), auth_(key, channel_auth::side::pool), reader_(max_body) {
+worker_slot::worker_slot(pid_t pid, int socket, int pidfd, int crash_pipe, std::string_view key,
+                         std::size_t max_body)
+    : pid_(pid),
+      socket_(socket),
+      pidfd_(pidfd),
+      crash_pipe_(crash_pipe),
+      auth_(key, channel_auth::side::pool),
+      reader_(max_body) {
   reader_.authenticate_with(&auth_);
 }
 
 worker_slot::~worker_slot() {
   if (socket_ >= 0) ::close(socket_);
   if (pidfd_ >= 0) ::close(pidfd_);
+  if (crash_pipe_ >= 0) ::close(crash_pipe_);
 }
 
 void worker_slot::close_socket() {
@@ -138,8 +146,11 @@ exit_facts worker_slot::reap(const message_handler& on_message) {
   ::close(pidfd_);
   pidfd_ = -1;
   reaped_ = true;
-  return {pid_,         status,   phase_ == phase::starting, timed_out_, stopped_by_shutdown_, failure_,
-          start_failure_, in_flight_.empty() ? std::nullopt : in_flight_.front().timeout};
+  exit_facts facts{pid_,          status,   phase_ == phase::starting, timed_out_, stopped_by_shutdown_, failure_,
+                   start_failure_, in_flight_.empty() ? std::nullopt : in_flight_.front().timeout};
+  // What it wrote as it died; a worker that exited or was killed wrote nothing.
+  if (WIFSIGNALED(status) && !in_flight_.empty()) facts.crash = parse_crash_record(read_crash_pipe(crash_pipe_));
+  return facts;
 }
 
 }  // namespace ferry::detail

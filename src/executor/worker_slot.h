@@ -63,14 +63,15 @@ class worker_slot {
   // ran exec, or closed the descriptor) has this long to exit.
   static constexpr std::chrono::milliseconds exit_grace{1000};
 
-  worker_slot(pid_t pid, int socket, int pidfd, std::string_view key, std::size_t max_body);
-  ~worker_slot();  // closes the socket and the pidfd
+  worker_slot(pid_t pid, int socket, int pidfd, int crash_pipe, std::string_view key, std::size_t max_body);
+  ~worker_slot();  // closes the socket, the pidfd and the crash pipe
   worker_slot(const worker_slot&) = delete;
   worker_slot& operator=(const worker_slot&) = delete;
 
   pid_t pid() const { return pid_; }
   int socket() const { return socket_; }  // -1 once closed
   int pidfd() const { return pidfd_; }
+  int crash_pipe() const { return crash_pipe_; }
   phase state() const { return phase_; }
   bool alive() const { return phase_ != phase::retiring; }
   bool ready() const { return phase_ == phase::idle || phase_ == phase::busy; }
@@ -142,6 +143,7 @@ class worker_slot {
   pid_t pid_;
   int socket_;
   int pidfd_;
+  int crash_pipe_;
   channel_auth auth_;
   message_reader reader_;
   phase phase_ = phase::starting;

@@ -84,12 +84,14 @@ std::string encode_failure(std::exception_ptr error) {
   std::string what, type_name, message;
   std::int32_t pid = 0;
   std::uint8_t phase = 0;
+  std::optional<crash_report> crash;
   try {
     std::rethrow_exception(error);
   } catch (const worker_died_error& e) {
     kind = failure_kind::worker_died;
     pid = e.pid();
     what = e.cause();
+    crash = e.crash();
   } catch (const task_timeout_error& e) {
     kind = failure_kind::task_timeout;
     what = e.what();
@@ -115,6 +117,14 @@ std::string encode_failure(std::exception_ptr error) {
   std::string out;
   output_archive ar(out);
   ar(static_cast<std::uint8_t>(kind), what, pid, phase, type_name, message);
+  // A worker's crash report, if any: its signal, address and frames.
+  ar(static_cast<std::uint8_t>(crash ? 1 : 0));
+  if (crash) {
+    ar(static_cast<std::int32_t>(crash->signal), static_cast<std::uint64_t>(crash->fault_address),
+       static_cast<std::uint32_t>(crash->frames.size()));
+    for (const crash_frame& f : crash->frames)
+      ar(static_cast<std::uint64_t>(f.address), f.module, f.offset, f.function);
+  }
   return out;
 }
 
@@ -125,9 +135,29 @@ std::exception_ptr decode_failure(std::string_view body, const std::string& wher
   std::uint8_t phase;
   input_archive ar(body);
   ar(kind, what, pid, phase, type_name, message);
+  std::uint8_t has_crash = 0;
+  ar(has_crash);
+  std::optional<crash_report> crash;
+  if (has_crash != 0) {
+    crash.emplace();
+    std::int32_t signal = 0;
+    std::uint64_t address = 0;
+    std::uint32_t frames = 0;
+    ar(signal, address, frames);
+    crash->signal = signal;
+    crash->fault_address = static_cast<std::uintptr_t>(address);
+    for (std::uint32_t i = 0; i < frames; ++i) {  // each read is bounds-checked: no allocation up front
+      crash_frame f;
+      std::uint64_t frame_address = 0;
+      ar(frame_address, f.module, f.offset, f.function);
+      f.address = static_cast<std::uintptr_t>(frame_address);
+      crash->frames.push_back(std::move(f));
+    }
+  }
   const std::string at = " (" + where + ")";
   switch (static_cast<failure_kind>(kind)) {
-    case failure_kind::worker_died: return std::make_exception_ptr(worker_died_error(pid, what + at));
+    case failure_kind::worker_died:
+      return std::make_exception_ptr(worker_died_error(pid, what + at, std::move(crash)));
     case failure_kind::task_timeout: return std::make_exception_ptr(task_timeout_error(what + at));
     case failure_kind::worker_start: return std::make_exception_ptr(worker_start_error(what + at));
     case failure_kind::pool_shutdown: return std::make_exception_ptr(pool_shutdown_error(what + at));

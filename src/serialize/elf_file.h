@@ -11,6 +11,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "internal/export.h"
+
 namespace ferry::detail::elf {
 
 // The GNU build-id in a block of ELF notes, or "" if there is none.
@@ -28,7 +30,7 @@ file_facts inspect(const std::string& path);
 
 // Function symbols (STT_FUNC, defined) of the file, from .symtab and
 // .dynsym: offset from the load base -> mangled name. Throws like inspect.
-std::unordered_map<std::uint64_t, std::string> function_symbols(const std::string& path);
+FERRY_INTERNAL_EXPORT std::unordered_map<std::uint64_t, std::string> function_symbols(const std::string& path);
 
 // Whether the file's dynamic symbol table has an undefined (imported)
 // symbol of this exact name. Throws like inspect.

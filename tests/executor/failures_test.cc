@@ -79,6 +79,49 @@ TEST_F(Executor, CrashesFailOnlyTheirTask) {
   }
 }
 
+// A worker that dies by a crash's signal writes a report first: the
+// signal, the address, its stack, which the pool symbolizes with the
+// modules' symbols (src/executor/crash_report.h). SIGKILL gives none.
+TEST_F(Executor, ACrashReportGivesTheSignalTheAddressAndTheTasksStack) {
+  ferry::process_pool pool(options(1));
+  auto e = expect_error<ferry::worker_died_error>(
+      [&] { pool.submit(test_tasks::crash(), std::string("null")).get(); });
+  ASSERT_TRUE(e.crash().has_value()) << e.what();
+  const ferry::crash_report& crash = *e.crash();
+  EXPECT_EQ(crash.signal, SIGSEGV);
+  EXPECT_EQ(crash.fault_address, 0u);
+  ASSERT_FALSE(crash.frames.empty());
+  // The faulting frame comes first: the task's lambda (inlined, at -O2,
+  // into ferry's call of it), in the tasks' library.
+  EXPECT_NE(crash.frames[0].function.find("test_tasks::crash"), std::string::npos) << e.what();
+  EXPECT_NE(crash.frames[0].module.find("libferry_test_tasks"), std::string::npos) << crash.frames[0].module;
+  EXPECT_NE(std::string(e.what()).find("its stack:\n  #0 "), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("in libferry_test_tasks"), std::string::npos) << e.what();
+  // Whoever called it is there too: ferry's call of the task.
+  bool called_by_ferry = false;
+  for (const auto& f : crash.frames) called_by_ferry = called_by_ferry || f.function.find("ferry::") != std::string::npos;
+  EXPECT_TRUE(called_by_ferry) << e.what();
+
+  auto aborted = expect_error<ferry::worker_died_error>(
+      [&] { pool.submit(test_tasks::crash(), std::string("abort")).get(); });
+  ASSERT_TRUE(aborted.crash().has_value()) << aborted.what();
+  EXPECT_EQ(aborted.crash()->signal, SIGABRT);
+  bool in_abort = false;
+  for (const auto& f : aborted.crash()->frames) in_abort = in_abort || f.function.find("abort") != std::string::npos;
+  EXPECT_TRUE(in_abort) << aborted.what();
+}
+
+TEST_F(Executor, AWorkerKilledWithSigkillHasNoCrashReport) {
+  ferry::process_pool pool(options(1));
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
+  auto victim = pool.submit(test_tasks::sleep_ms(), 10'000);
+  std::this_thread::sleep_for(100ms);
+  ::kill(pool.worker_pids().at(0), SIGKILL);
+  auto e = expect_error<ferry::worker_died_error>([&] { victim.get(); });
+  EXPECT_FALSE(e.crash().has_value());
+  EXPECT_EQ(std::string(e.what()).find("its stack"), std::string::npos) << e.what();
+}
+
 TEST_F(Executor, WorkerKilledFromOutside) {
   ferry::process_pool pool(options(1));
   EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);

@@ -133,6 +133,10 @@ ferry::function<int(std::string)> crash() {
   return [](std::string how) -> int {
     if (how == "abort") std::abort();
     if (how == "segv") std::raise(SIGSEGV);
+    if (how == "null") {  // a real fault, at address 0
+      volatile int* nowhere = nullptr;
+      *nowhere = 1;
+    }
     if (how == "exit3") std::exit(3);
     return 0;
   };

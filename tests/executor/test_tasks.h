@@ -51,7 +51,7 @@ ferry::function<void(int)> discard();                            // void result
 ferry::function<int(std::string)> throw_std();                   // throws the named std type
 ferry::function<int()> throw_custom();                           // test_tasks::custom_error
 ferry::function<int()> throw_int();                              // throw 42
-ferry::function<int(std::string)> crash();                       // abort, segv, exit3
+ferry::function<int(std::string)> crash();                       // abort, segv, null, exit3
 ferry::function<int(int)> sleep_ms();                            // sleeps, returns its pid
 ferry::function<int()> spin_forever();
 ferry::function<int()> pid();

@@ -86,6 +86,18 @@ TEST(MpiPool, MainExecutableCodeUnderPluginIsRefusedAtSubmitAsByTheProcessPool) 
   }
 }
 
+// The crash report of an agent's worker travels to rank 0 with its failure.
+TEST(MpiPool, ACrashReportCrossesToRankZero) {
+  ferry::mpi_pool pool(options());
+  auto crashed = pool.submit(test_tasks::crash(), std::string("null"));
+  const auto e = expect_error<ferry::worker_died_error>([&] { get_within(crashed); });
+  ASSERT_TRUE(e.crash().has_value()) << e.what();
+  EXPECT_EQ(e.crash()->signal, SIGSEGV);
+  ASSERT_FALSE(e.crash()->frames.empty());
+  EXPECT_NE(e.crash()->frames[0].function.find("test_tasks::crash"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("on host"), std::string::npos) << e.what();
+}
+
 TEST(MpiPool, ExceptionsArriveAsTheirTypes) {
   ferry::mpi_pool pool(options());
   auto rt = pool.submit(test_tasks::throw_std(), std::string("runtime_error"));
