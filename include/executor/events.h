@@ -62,6 +62,24 @@ struct worker_event {
   std::string_view why{};   // exited, recycled
 };
 
+// A line a worker wrote on its stdout or stderr, captured by the pool
+// (pool_options::worker_output, on_output).
+struct output_line {
+  int worker = 0;
+  std::string_view host{};     // mpi_pool; empty on process_pool
+  int stream = 1;              // 1: stdout, 2: stderr
+  std::uint64_t task = 0;      // the task the worker was running when it wrote it; 0: none
+  std::string_view name{};     // that task's task_options::name, if any
+  std::string_view text{};     // without its newline
+};
+
+// Where a pool's workers' stdout and stderr go.
+enum class output_mode {
+  inherit,  // the pool's own, as the workers write them (the default)
+  prefix,   // captured, and written to the pool's stdout and stderr a whole line at a time,
+            // each after "[worker PID task N] " ("[host H worker PID task N] " on mpi_pool)
+};
+
 class pool_observer {
  public:
   virtual ~pool_observer() = default;

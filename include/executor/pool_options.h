@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -60,6 +61,17 @@ struct pool_options {
   // Told of each task's and worker's events (executor/events.h); unset,
   // nothing is made or called for them.
   std::shared_ptr<pool_observer> observer;
+  // Where workers' stdout and stderr go (executor/events.h): as they are,
+  // or captured and written line by line, each line prefixed with its
+  // worker and task. Lines are never cut or mixed with other lines (one
+  // longer than 64 KiB comes in pieces); what a worker wrote before dying
+  // arrives.
+  output_mode worker_output = output_mode::inherit;
+  // When set, workers' output is captured and every line handed here
+  // instead, on the pool's manager thread (keep it short). process_pool
+  // only: an mpi_pool's workers are on other hosts, and its constructor
+  // refuses it (use local.worker_output).
+  std::function<void(const output_line&)> on_output;
   // Records every task's span on the worker that ran it and, when the pool
   // has shut down, writes them to this file as a Chrome trace (Perfetto,
   // chrome://tracing) and beside it, with the extension .html, a page

@@ -37,8 +37,8 @@ bool sets(std::string_view entry, std::string_view name) {
   return entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=';
 }
 
-pid_t spawn_program(const std::string& program, int child_socket, int child_crash,
-                    const std::vector<std::string>& unset_env) {
+pid_t spawn_program(const std::string& program, int child_socket, int child_crash, int child_out,
+                    int child_err, const std::vector<std::string>& unset_env) {
   constexpr int child_fd = protocol::worker_fd;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -52,6 +52,8 @@ pid_t spawn_program(const std::string& program, int child_socket, int child_cras
   } else {
     posix_spawn_file_actions_adddup2(&actions, child_crash, protocol::crash_fd);
   }
+  if (child_out >= 0) posix_spawn_file_actions_adddup2(&actions, child_out, STDOUT_FILENO);
+  if (child_err >= 0) posix_spawn_file_actions_adddup2(&actions, child_err, STDERR_FILENO);
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
     if (!sets(*e, protocol::worker_fd_variable) && !sets(*e, protocol::parent_pid_variable) &&
@@ -108,7 +110,7 @@ launch_error::~launch_error() = default;
 
 launched_worker launch_worker(start_method method, const std::string& program,
                               const std::vector<std::string>& unset_env,
-                              const std::vector<int>& close_in_child) {
+                              const std::vector<int>& close_in_child, bool capture_output) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) fail("socketpair");
   int crash[2];
@@ -119,9 +121,18 @@ launched_worker launch_worker(start_method method, const std::string& program,
     errno = e;
     fail("pipe2");
   }
+  int out[2] = {-1, -1}, err[2] = {-1, -1};
+  if (capture_output && (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)) {
+    const int e = errno;
+    for (int fd : {sv[0], sv[1], crash[0], crash[1], out[0], out[1]})
+      if (fd >= 0) ::close(fd);
+    errno = e;
+    fail("pipe2");
+  }
   auto close_all = [&] {
     const int e = errno;
-    for (int fd : {sv[0], sv[1], crash[0], crash[1]}) ::close(fd);
+    for (int fd : {sv[0], sv[1], crash[0], crash[1], out[0], out[1], err[0], err[1]})
+      if (fd >= 0) ::close(fd);
     errno = e;
   };
   pid_t pid = 0;
@@ -135,6 +146,11 @@ launched_worker launch_worker(start_method method, const std::string& program,
       fail("fork");
     }
     if (pid == 0) {
+      if (capture_output) {
+        ::dup2(out[1], STDOUT_FILENO);
+        ::dup2(err[1], STDERR_FILENO);
+        for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
+      }
       ::close(sv[0]);
       ::close(crash[0]);
       for (int fd : close_in_child) ::close(fd);
@@ -143,26 +159,26 @@ launched_worker launch_worker(start_method method, const std::string& program,
     }
   } else {
     try {
-      pid = spawn_program(program, sv[1], crash[1], unset_env);
+      pid = spawn_program(program, sv[1], crash[1], out[1], err[1], unset_env);
     } catch (...) {
       close_all();
       throw;
     }
   }
-  ::close(sv[1]);
-  ::close(crash[1]);
+  for (int fd : {sv[1], crash[1], out[1], err[1]})
+    if (fd >= 0) ::close(fd);
   const int pidfd = open_pidfd(pid);
   if (pidfd < 0) {
     const int e = errno;
     ::kill(pid, SIGKILL);
-    ::close(sv[0]);
-    ::close(crash[0]);
+    for (int fd : {sv[0], crash[0], out[0], err[0]})
+      if (fd >= 0) ::close(fd);
     errno = e;
     fail("pidfd_open");
   }
-  ::fcntl(sv[0], F_SETFL, ::fcntl(sv[0], F_GETFL) | O_NONBLOCK);
-  ::fcntl(crash[0], F_SETFL, ::fcntl(crash[0], F_GETFL) | O_NONBLOCK);
-  return {pid, sv[0], pidfd, crash[0]};
+  for (int fd : {sv[0], crash[0], out[0], err[0]})
+    if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  return {pid, sv[0], pidfd, crash[0], out[0], err[0]};
 }
 
 std::string default_worker_program() {

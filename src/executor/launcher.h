@@ -31,6 +31,8 @@ struct launched_worker {
   int socket;  // the pool's end, non-blocking, close-on-exec
   int pidfd;   // readable when the worker exits
   int crash;   // the read end of its crash pipe (crash_report.h), non-blocking, close-on-exec
+  int out = -1;  // with capture: the read ends of its stdout and stderr, non-blocking, close-on-exec
+  int err = -1;
 };
 
 // Starts a worker. `program` is used by spawn (normally /proc/self/exe) and
@@ -38,9 +40,11 @@ struct launched_worker {
 // variables `unset_env` names (pool_options::unset_env). A forked child
 // closes `close_in_child` (the pool's other descriptors) before serving.
 // Throws launch_error.
+// With `capture_output`, the worker's stdout and stderr are pipes the pool
+// reads.
 launched_worker launch_worker(start_method method, const std::string& program,
                               const std::vector<std::string>& unset_env,
-                              const std::vector<int>& close_in_child);
+                              const std::vector<int>& close_in_child, bool capture_output = false);
 
 // Whether an environment entry "NAME=value" is one `unset_env` names.
 bool is_unset(std::string_view entry, const std::vector<std::string>& unset_env);

@@ -28,7 +28,9 @@ class FERRY_INTERNAL_EXPORT local_pool : public task_queue {
   // process_pool's constructor throws. `initializer_record`: the
   // initializer as protocol::encode_initializer wrote it, for a pool whose
   // options cannot carry it (an MPI agent's); empty: options.initializer.
-  static std::shared_ptr<local_pool> create(pool_options options, std::string initializer_record = {});
+  // `host`: the agent's, named in its workers' output lines.
+  static std::shared_ptr<local_pool> create(pool_options options, std::string initializer_record = {},
+                                            std::string host = {});
   ~local_pool() override;
 
   // Queues a task already encoded elsewhere (its message body, as

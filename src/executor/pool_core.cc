@@ -34,20 +34,22 @@ constexpr std::size_t max_pipelined_inline = 32 * 1024;
 
 }  // namespace
 
-std::shared_ptr<local_pool> local_pool::create(pool_options options, std::string initializer_record) {
+std::shared_ptr<local_pool> local_pool::create(pool_options options, std::string initializer_record,
+                                               std::string host) {
   return std::make_shared<pool_core>(std::move(options), std::move(initializer_record),
-                                     pool_core::driver::caller);
+                                     pool_core::driver::caller, std::move(host));
 }
 
 local_pool::~local_pool() = default;
 
-pool_core::pool_core(pool_options options, std::string initializer_record, driver d)
+pool_core::pool_core(pool_options options, std::string initializer_record, driver d, std::string host)
     : options_(std::move(options)),
       driver_(d),
       program_(options_.start == start_method::plugin
                    ? (options_.worker_program.empty() ? default_worker_program()
                                                       : options_.worker_program.string())
                    : std::string("/proc/self/exe")),
+      host_(std::move(host)),
       key_((initialize_crypto(), new_pool_key())),
       limits_{options_.task_timeout, options_.idle_timeout},
       handler_([this](worker_slot& w, message& m) { on_message(w, m); }),
@@ -107,6 +109,43 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body,
   wake();
   tell_task(observer(), task_event::kind::submitted, {.id = id, .items = items, .name = name});
   return state;
+}
+
+void pool_core::read_all_output(worker_slot& w, bool to_the_end) {
+  const auto sink = [&](int stream, std::string_view line) { emit_output(w, stream, line); };
+  w.read_output(1, to_the_end, sink);
+  w.read_output(2, to_the_end, sink);
+}
+
+void pool_core::emit_output(const worker_slot& w, int stream, std::string_view text) const {
+  const pool_task* running = w.in_flight().empty() ? nullptr : &w.in_flight().front();
+  if (options_.on_output) {
+    output_line line;
+    line.worker = w.pid();
+    line.host = host_;
+    line.stream = stream;
+    line.task = running != nullptr ? running->id : 0;
+    line.name = running != nullptr ? std::string_view(running->name) : std::string_view();
+    line.text = text;
+    options_.on_output(line);
+    return;
+  }
+  std::string out = "[";
+  if (!host_.empty()) out += "host " + host_ + " ";
+  out += "worker " + std::to_string(w.pid());
+  if (running != nullptr)
+    out += running->name.empty() ? " task " + std::to_string(running->id) : " task '" + running->name + "'";
+  out += "] ";
+  out += text;
+  out += '\n';
+  // One write a line: lines of several workers never mix.
+  std::size_t at = 0;
+  while (at < out.size()) {
+    const ssize_t n = ::write(stream == 1 ? STDOUT_FILENO : STDERR_FILENO, out.data() + at, out.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    at += static_cast<std::size_t>(n);
+  }
 }
 
 void pool_core::tell(task_event::kind what, const worker_slot& w, const pool_task& t, bool threw,
@@ -203,10 +242,12 @@ void pool_core::start_worker() {
     if (w->socket() >= 0) inherited.push_back(w->socket());
     inherited.push_back(w->pidfd());
     inherited.push_back(w->crash_pipe());
+    inherited.push_back(w->output(1));
+    inherited.push_back(w->output(2));
   }
   launched_worker l{};
   try {
-    l = launch_worker(options_.start, program_, options_.unset_env, inherited);
+    l = launch_worker(options_.start, program_, options_.unset_env, inherited, captures_output());
   } catch (const launch_error& e) {
     // Out of processes or descriptors, or no program to run. With no worker
     // alive nothing would serve the queue meanwhile, so that fails it too.
@@ -214,7 +255,8 @@ void pool_core::start_worker() {
     return;
   }
   auto& w = workers_.emplace_back(
-      std::make_unique<worker_slot>(l.pid, l.socket, l.pidfd, l.crash, key_, options_.max_message_size));
+      std::make_unique<worker_slot>(l.pid, l.socket, l.pidfd, l.crash, key_, options_.max_message_size, l.out,
+                                    l.err));
   try {
     w->send_hello(hello_body(), options_.shared_memory_threshold);
   } catch (const std::exception& e) {
@@ -248,7 +290,9 @@ void pool_core::dispatch() {
       lock.lock();
       continue;
     }
-    if (idle == workers_.end() && starting == 0 && !workers_.empty()) {
+    // With its output captured, a worker is sent nothing before it answers:
+    // lines read before its result are then surely its running task's.
+    if (idle == workers_.end() && starting == 0 && !workers_.empty() && !captures_output()) {
       // Full and all busy: queue behind the least loaded running task. (No
       // worker at all: a start is waiting for its retry time.)
       if (intake_.pending.front().body.size() <= max_pipelined_inline) {
@@ -291,6 +335,7 @@ void pool_core::on_message(worker_slot& w, message& m) {
     case protocol::kind::result: {
       if (w.in_flight().empty() || w.in_flight().front().id != m.header.id)
         throw protocol_error("a result for a task the worker was not given");
+      read_all_output(w, false);  // what it printed before its result is the task's
       pool_task done = w.finish_front(clock::now());
       done.state->finish(std::move(m.body));
       if (observer() != nullptr) {
@@ -317,6 +362,7 @@ void pool_core::on_message(worker_slot& w, message& m) {
 
 void pool_core::on_exit(worker_slot& w) {
   const exit_facts facts = w.reap(handler_);
+  read_all_output(w, true);  // what it wrote before dying, its running task's
   // Only the front task can have run; the ones queued behind it never
   // started (a worker reads its next task after writing its result).
   std::deque<pool_task>& in_flight = w.in_flight();
@@ -465,8 +511,10 @@ bool pool_core::serve_once(std::optional<clock::duration> most) {
   fds_.clear();
   fds_.push_back({wake_fd_, POLLIN, 0});
   for (const auto& w : workers_) {
-    fds_.push_back({w->socket(), POLLIN, 0});  // -1 once closed: ignored
+    fds_.push_back({w->socket(), POLLIN, 0});  // each -1 once closed, or not captured: ignored
     fds_.push_back({w->pidfd(), POLLIN, 0});
+    fds_.push_back({w->output(1), POLLIN, 0});
+    fds_.push_back({w->output(2), POLLIN, 0});
   }
   const clock::time_point now = clock::now();
   std::optional<clock::duration> wait = most;
@@ -488,8 +536,10 @@ bool pool_core::serve_once(std::optional<clock::duration> most) {
   const std::size_t n = workers_.size();  // workers started below are not in fds_
   for (std::size_t i = 0; i < n; ++i) {
     worker_slot& w = *workers_[i];
-    if (fds_[1 + 2 * i].revents != 0) w.read(handler_);
-    if (fds_[2 + 2 * i].revents != 0) on_exit(w);
+    const pollfd* mine = &fds_[1 + 4 * i];
+    if (mine[2].revents != 0 || mine[3].revents != 0) read_all_output(w, false);
+    if (mine[0].revents != 0) w.read(handler_);
+    if (mine[1].revents != 0) on_exit(w);
   }
   const std::size_t before = workers_.size();
   std::erase_if(workers_, [](const auto& w) { return w->reaped(); });

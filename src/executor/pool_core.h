@@ -60,7 +60,7 @@ class pool_core final : public local_pool {
   // when the plugin worker program cannot be executed.
   // `initializer_record`: as local_pool::create says.
   explicit pool_core(pool_options options, std::string initializer_record = {},
-                     driver d = driver::own_thread);
+                     driver d = driver::own_thread, std::string host = {});
   ~pool_core() override;  // shutdown({}): waits for the queue to drain
 
   std::shared_ptr<future_state> submit_task(const task_writer& task, std::uint32_t count) override;
@@ -112,10 +112,18 @@ class pool_core final : public local_pool {
   bool finished_shutting_down();
   void stop_all_workers();
   std::string hello_body() const;
+  bool captures_output() const {
+    return options_.worker_output == output_mode::prefix || static_cast<bool>(options_.on_output);
+  }
+  // A line a worker wrote: to on_output, or to this process's own stream
+  // after its worker and task.
+  void emit_output(const worker_slot& w, int stream, std::string_view text) const;
+  void read_all_output(worker_slot& w, bool to_the_end);
 
   const pool_options options_;
   const driver driver_;
   const std::string program_;  // for spawn and plugin
+  const std::string host_;     // an MPI agent's host, for output prefixes; empty otherwise
   const std::string key_;      // authenticates every message after the hello
   const worker_slot::limits limits_;
   const worker_slot::message_handler handler_;

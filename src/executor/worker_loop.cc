@@ -1,6 +1,7 @@
 // Copyright ferry authors.
 #include "executor/worker_loop.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -71,6 +72,10 @@ int worker_loop(int fd) {
       watch.task_started();
       const std::string result = run_task(m->body->view());
       watch.task_finished();
+      // What the task printed goes out before its result, so that the pool
+      // reads it as the task's.
+      std::fflush(stdout);
+      std::fflush(stderr);
       m.reset();  // unmap the arguments before the result is written
       const bool retiring = memory_limit != 0 && resident_bytes() > memory_limit;
       write_message(fd, &*auth, protocol::kind::result, id, result, shared_memory_threshold,
@@ -96,6 +101,10 @@ void serve(int fd, int crash_fd) {
     set_close_on_exec(crash_fd);
     install_crash_reporter(crash_fd);
   }
+  // Output going to a pipe (a pool capturing it) is written a line at a
+  // time, so that a line is whole when it leaves and a crash loses none.
+  struct stat out {};
+  if (::fstat(STDOUT_FILENO, &out) == 0 && S_ISFIFO(out.st_mode)) std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const int status = worker_loop(fd);
   std::fflush(nullptr);
   // Not exit(): the program's static destructors belong to the pool's process.

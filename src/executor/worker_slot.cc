@@ -13,11 +13,13 @@
 namespace ferry::detail {
 
 worker_slot::worker_slot(pid_t pid, int socket, int pidfd, int crash_pipe, std::string_view key,
-                         std::size_t max_body)
+                         std::size_t max_body, int out, int err)
     : pid_(pid),
       socket_(socket),
       pidfd_(pidfd),
       crash_pipe_(crash_pipe),
+      out_(out),
+      err_(err),
       auth_(key, channel_auth::side::pool),
       reader_(max_body) {
   reader_.authenticate_with(&auth_);
@@ -27,6 +29,23 @@ worker_slot::~worker_slot() {
   if (socket_ >= 0) ::close(socket_);
   if (pidfd_ >= 0) ::close(pidfd_);
   if (crash_pipe_ >= 0) ::close(crash_pipe_);
+  if (out_ >= 0) ::close(out_);
+  if (err_ >= 0) ::close(err_);
+}
+
+void worker_slot::read_output(int stream, bool to_the_end, const std::function<void(int, std::string_view)>& sink) {
+  int& fd = stream == 1 ? out_ : err_;
+  if (fd < 0) return;
+  output_lines& lines = stream == 1 ? out_lines_ : err_lines_;
+  const auto out = [&](std::string_view line) { sink(stream, line); };
+  const bool open = lines.drain(fd, out);
+  if (!open || to_the_end) {
+    // Closed, or its worker is gone: its last line, even unterminated, is
+    // whole now; what a process it left behind writes later is not its.
+    lines.finish(out);
+    ::close(fd);
+    fd = -1;
+  }
 }
 
 void worker_slot::close_socket() {

@@ -25,6 +25,7 @@
 #include "executor/channel_auth.h"
 #include "executor/internal/future_state.h"
 #include "executor/message_io.h"
+#include "executor/output_lines.h"
 #include "executor/start_retry.h"
 #include "executor/worker_exit.h"
 
@@ -63,8 +64,9 @@ class worker_slot {
   // ran exec, or closed the descriptor) has this long to exit.
   static constexpr std::chrono::milliseconds exit_grace{1000};
 
-  worker_slot(pid_t pid, int socket, int pidfd, int crash_pipe, std::string_view key, std::size_t max_body);
-  ~worker_slot();  // closes the socket, the pidfd and the crash pipe
+  worker_slot(pid_t pid, int socket, int pidfd, int crash_pipe, std::string_view key, std::size_t max_body,
+              int out = -1, int err = -1);
+  ~worker_slot();  // closes the socket, the pidfd and the pipes
   worker_slot(const worker_slot&) = delete;
   worker_slot& operator=(const worker_slot&) = delete;
 
@@ -72,6 +74,12 @@ class worker_slot {
   int socket() const { return socket_; }  // -1 once closed
   int pidfd() const { return pidfd_; }
   int crash_pipe() const { return crash_pipe_; }
+  // Its captured stdout (stream 1) and stderr (2): -1 when not captured, or
+  // once the worker's end closed.
+  int output(int stream) const { return stream == 1 ? out_ : err_; }
+  // Hands out the whole lines the worker wrote on `stream` so far, as
+  // sink(stream, line); `to_the_end`: it is gone, so its last line too.
+  void read_output(int stream, bool to_the_end, const std::function<void(int, std::string_view)>& sink);
   phase state() const { return phase_; }
   bool alive() const { return phase_ != phase::retiring; }
   bool ready() const { return phase_ == phase::idle || phase_ == phase::busy; }
@@ -144,6 +152,8 @@ class worker_slot {
   int socket_;
   int pidfd_;
   int crash_pipe_;
+  int out_, err_;
+  output_lines out_lines_, err_lines_;
   channel_auth auth_;
   message_reader reader_;
   phase phase_ = phase::starting;

@@ -70,7 +70,7 @@ int serve(channel& ch, agent_config config) {
   try {
     // Driven from this loop: a worker's answer reaches MPI without a thread
     // in between.
-    pool = local_pool::create(std::move(config.local), std::move(config.initializer));
+    pool = local_pool::create(std::move(config.local), std::move(config.initializer), j.host);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ferry: the MPI agent on %s could not start its pool: %s\n", j.host.c_str(), e.what());
     ch.send(0, kind::hello, 0, encode_hello({j.host, 0}));

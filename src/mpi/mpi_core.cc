@@ -37,6 +37,10 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
   if (options_.local.start == start_method::fork)
     throw error("ferry: mpi_pool's agents cannot fork workers (a forked child inherits the MPI "
                 "process's state); use start_method::spawn or start_method::plugin");
+  if (options_.local.on_output)
+    throw error("ferry: mpi_pool's local.on_output would be called where the workers are, on other "
+                "hosts; use local.worker_output = ferry::output_mode::prefix, which writes their lines, "
+                "named by host, to the agents' output that mpirun forwards");
   j.pool_made = true;
   if (options_.spawn_agents > 0) mpi::spawn_agents(options_.spawn_agents);
   if (j.agents.empty())

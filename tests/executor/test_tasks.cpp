@@ -142,6 +142,23 @@ ferry::function<int(std::string)> crash() {
   };
 }
 
+ferry::function<int(std::string, int)> print() {
+  return [](std::string text, int how) {
+    if (how == 2) {
+      std::fprintf(stderr, "%s\n", text.c_str());
+    } else if (how == 4) {
+      std::printf("%s", text.c_str());
+    } else {
+      std::printf("%s\n", text.c_str());
+      if (how == 3) {
+        std::fflush(stdout);
+        std::raise(SIGKILL);
+      }
+    }
+    return static_cast<int>(::getpid());
+  };
+}
+
 ferry::function<int(int)> sleep_ms() {
   return [](int ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));

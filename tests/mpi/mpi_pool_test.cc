@@ -98,6 +98,43 @@ TEST(MpiPool, ACrashReportCrossesToRankZero) {
   EXPECT_NE(std::string(e.what()).find("on host"), std::string::npos) << e.what();
 }
 
+TEST(MpiPool, AnOutputCallbackIsRefusedForItWouldRunOnOtherHosts) {
+  auto o = options();
+  o.local.on_output = [](const ferry::output_line&) {};
+  const auto e = expect_error<ferry::error>([&] { ferry::mpi_pool pool(o); });
+  EXPECT_NE(std::string(e.what()).find("local.worker_output"), std::string::npos) << e.what();
+}
+
+// Run with mpirun's --output-filename by the test
+// mpi.WorkerOutputIsPrefixedWithItsHost (tests/mpi/CMakeLists.txt), which
+// names the directory: the agent writes its workers' lines, prefixed with
+// its host, to its own stdout, which mpirun forwards.
+TEST(MpiPoolOutput, AWorkersLinesArePrefixedWithItsHost) {
+  const char* dir = std::getenv("FERRY_TEST_OUTPUT_DIR");
+  if (dir == nullptr) GTEST_SKIP() << "run by mpi.WorkerOutputIsPrefixedWithItsHost";
+  auto o = options();
+  o.local.worker_output = ferry::output_mode::prefix;
+  ferry::mpi_pool pool(o);
+  auto f = pool.submit({.name = "greeter"}, test_tasks::print(), std::string("hello from a worker"), 1);
+  const int pid = get_within(f);
+  // The task's number is the host's own: names and rank 0's numbers stay on rank 0.
+  const std::string prefix = "[host " + pool.hosts().at(0) + " worker " + std::to_string(pid) + " task ";
+  const std::string suffix = "] hello from a worker";
+  bool found = false;
+  for (int i = 0; i < 100 && !found; ++i) {  // mpirun forwards it a moment later
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, ec)) {
+      if (!entry.is_regular_file()) continue;
+      std::ifstream in(entry.path());
+      for (std::string line; std::getline(in, line);)
+        found = found || (line.starts_with(prefix) && line.ends_with(suffix) &&
+                          line.find_first_not_of("0123456789", prefix.size()) == line.size() - suffix.size());
+    }
+    if (!found) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(found) << "no line '" << prefix << "N" << suffix << "' in " << dir;
+}
+
 TEST(MpiPool, ExceptionsArriveAsTheirTypes) {
   ferry::mpi_pool pool(options());
   auto rt = pool.submit(test_tasks::throw_std(), std::string("runtime_error"));
