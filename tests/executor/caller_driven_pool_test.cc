@@ -137,9 +137,11 @@ TEST_F(CallerDrivenPool, ShutdownTurnsUntilTheQueueIsDrained) {
 TEST_F(CallerDrivenPool, ShutdownWithKillRunningStopsARunningTask) {
   auto core = caller_driven();
   front pool(core);
-  auto f = pool.submit(test_tasks::spin_forever());
+  // A ready worker first (its start takes hundreds of ms under ASan).
+  auto warm = pool.submit(test_tasks::pid());
   const auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (core->worker_pids().empty() && std::chrono::steady_clock::now() < deadline) core->turn(10ms);
+  while (!warm.ready() && std::chrono::steady_clock::now() < deadline) core->turn(10ms);
+  auto f = pool.submit(test_tasks::spin_forever());
   for (int i = 0; i < 10; ++i) core->turn(10ms);  // sent, and running
   pool.shutdown({.kill_running = true});
   ASSERT_TRUE(f.ready());

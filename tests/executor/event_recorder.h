@@ -120,8 +120,9 @@ void expect_a_tasks_life_told_in_order(Pool& pool, event_recorder& seen, bool re
   pool.map(test_tasks::scale(2), inputs, 10);
   ASSERT_TRUE(seen.wait_for([&](const auto& t, const auto&) { return t.size() >= before + 9; }));
   int chunks = 0;
-  for (std::size_t i = before; i < seen.tasks().size(); ++i) {
-    const recorded_task& e = seen.tasks()[i];
+  const std::vector<recorded_task> after = seen.tasks();
+  for (std::size_t i = before; i < after.size(); ++i) {
+    const recorded_task& e = after[i];
     if (e.what == kind::submitted) {
       ++chunks;
       EXPECT_EQ(e.items, 10u);

@@ -62,6 +62,9 @@ TEST_F(Executor, WaitAnyReturnsTheFirstFinished) {
 
 TEST_F(Executor, CancelOnlyBeforeSending) {
   ferry::process_pool pool(options(1));
+  // A ready worker first: the waits below time the tasks, not a worker's
+  // start (hundreds of ms for a spawned test program under ASan).
+  EXPECT_GT(pool.submit(test_tasks::pid()).get(), 0);
   auto running = pool.submit(test_tasks::sleep_ms(), 300);
   auto sent = pool.submit(test_tasks::add(), 1, 1);    // queued in the busy worker
   auto queued = pool.submit(test_tasks::add(), 2, 2);  // still in the pool

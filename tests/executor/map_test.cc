@@ -103,6 +103,19 @@ TEST_F(Executor, WithoutAChunkSizeAMapChoosesOneAndKeepsInputOrder) {
   ferry_test::expect_automatic_chunks_to_keep_input_order(pool);
 }
 
+TEST_F(Executor, WithTaskRetriesAMapsChunkWhoseWorkerDiedIsSentAgain) {
+  ferry::pool_options o = options(2);
+  o.task_retries = 3;
+  ferry::process_pool pool(o);
+  ferry_test::expect_map_chunks_sent_again_after_a_death(pool);
+  // Without retries the same death fails the map.
+  ferry::process_pool plain(options(1));
+  const std::string path = ::testing::TempDir() + "/ferry_die_once_plain_" + std::to_string(::getpid());
+  std::remove(path.c_str());
+  EXPECT_THROW(plain.map(test_tasks::die_once(), std::vector<std::string>{path}), ferry::worker_died_error);
+  std::remove(path.c_str());
+}
+
 TEST_F(Executor, AMapThatTimesOutCancelsWhatItHasNotSent) {
   ferry::process_pool pool(options(1));
   const auto start = std::chrono::steady_clock::now();

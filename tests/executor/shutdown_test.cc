@@ -32,6 +32,9 @@ using Executor = ferry_test::ExecutorTest;
 
 TEST_F(Executor, ShutdownCancellingPendingWork) {
   ferry::process_pool pool(options(1));
+  // A ready worker first: the waits below time the tasks, not a worker's
+  // start (hundreds of ms for a spawned test program under ASan).
+  EXPECT_GT(pool.submit(test_tasks::pid()).get(), 0);
   auto running = pool.submit(test_tasks::sleep_ms(), 300);
   std::this_thread::sleep_for(100ms);
   std::vector<ferry::future<int>> pending;

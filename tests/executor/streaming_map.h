@@ -10,7 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <cstddef>
 #include <iterator>
 #include <ranges>
@@ -186,6 +189,23 @@ void expect_automatic_chunks_to_keep_input_order(Pool& pool) {
   const std::vector<int> unsized = pool.map(test_tasks::scale(2), counting_input{.limit = 5000});
   ASSERT_EQ(unsized.size(), 5000u);
   for (int i = 0; i < 5000; ++i) ASSERT_EQ(unsized[i], 2 * i);
+}
+
+// With pool_options::task_retries, a map's chunk whose worker died is sent
+// again: every input dies once (test_tasks::die_once), so a chunk of three
+// is sent four times, and every result comes. The pool must have
+// task_retries of at least 3.
+template <class Pool>
+void expect_map_chunks_sent_again_after_a_death(Pool& pool) {
+  const std::string dir = ::testing::TempDir() + "/ferry_die_once_" + std::to_string(::getpid());
+  std::vector<std::string> paths;
+  for (int i = 0; i < 6; ++i) paths.push_back(dir + "_" + std::to_string(i));
+  for (const std::string& p : paths) std::remove(p.c_str());
+  for (std::size_t chunk : {1u, 3u}) {
+    EXPECT_EQ(pool.map(test_tasks::die_once(), paths, chunk), std::vector<int>(paths.size(), 1))
+        << "chunksize " << chunk;
+    for (const std::string& p : paths) std::remove(p.c_str());
+  }
 }
 
 }  // namespace ferry_test

@@ -159,6 +159,16 @@ ferry::function<int(std::string, int)> print() {
   };
 }
 
+ferry::function<int(std::string)> die_once() {
+  return [](std::string path) {
+    if (::access(path.c_str(), F_OK) != 0) {
+      std::ofstream(path) << "died";
+      std::raise(SIGKILL);
+    }
+    return 1;
+  };
+}
+
 ferry::function<int(int)> sleep_ms() {
   return [](int ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));

@@ -55,6 +55,9 @@ ferry::function<int(std::string)> crash();                       // abort, segv,
 // Writes text on stdout (how 1), stderr (2), stdout then dies by SIGKILL
 // (3), stdout without a newline (4); returns its pid.
 ferry::function<int(std::string, int)> print();
+// Dies by SIGKILL the first time it is called with a path (which it then
+// creates), returns 1 after.
+ferry::function<int(std::string)> die_once();
 ferry::function<int(int)> sleep_ms();                            // sleeps, returns its pid
 ferry::function<int()> spin_forever();
 ferry::function<int()> pid();

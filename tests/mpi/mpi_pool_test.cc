@@ -363,6 +363,13 @@ TEST(MpiPool, MapUnorderedAndSinglePassInputsStreamAsOnTheProcessPool) {
   ferry_test::expect_automatic_chunks_to_keep_input_order(pool);
 }
 
+TEST(MpiPool, WithTaskRetriesAMapsChunkWhoseWorkerDiedIsSentAgain) {
+  auto o = options();
+  o.local.task_retries = 3;
+  ferry::mpi_pool pool(o);
+  ferry_test::expect_map_chunks_sent_again_after_a_death(pool);
+}
+
 TEST(MpiPool, AMapsInputErrorAndAnEarlyBreakCancelWhatIsQueued) {
   auto o = options();
   o.local.max_workers = 1;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "executor/internal/map_window.h"
+#include "executor/internal/retries.h"
 #include "executor/internal/submit.h"
 #include "serialize/archive.h"
 
@@ -26,6 +27,7 @@ class range_chunks final : public chunk_source {
   submitted next(std::uint32_t most) override {
     if (!it_) it_.emplace(std::ranges::begin(inputs_));
     auto& it = *it_;
+    if (const unsigned retries = queue_->task_retries(); retries != 0) return next_with_retries(most, retries);
     if constexpr (std::ranges::forward_range<View>) {
       // Counted first, then encoded from the range itself: no copy.
       const auto first = it;
@@ -65,6 +67,24 @@ class range_chunks final : public chunk_source {
   }
 
  private:
+  // With pool_options::task_retries: the chunk is sent again, as a task
+  // submitted with retries is, after its worker's death; its inputs are
+  // copied, to be encoded again then, and kept until the chunk ends.
+  submitted next_with_retries(std::uint32_t most, unsigned retries) {
+    auto& it = *it_;
+    auto held = std::make_shared<std::vector<std::ranges::range_value_t<View>>>();
+    for (; held->size() < most && it != std::ranges::end(inputs_); ++it) held->emplace_back(*it);
+    if (held->empty()) return {};
+    const auto n = static_cast<std::uint32_t>(held->size());
+    send_attempt send = [held, fn = fn_, n](task_queue& queue) {
+      auto encode = [&](output_archive& ar) {
+        for (const auto& value : *held) ar(as_parameter<P>(value));
+      };
+      return submit_encoded(queue, fn, n, encode);
+    };
+    return {run_with_retries(queue_, std::move(send), task_options{}, retries), n};
+  }
+
   std::shared_ptr<task_queue> queue_;
   Fn fn_;
   View inputs_;
