@@ -21,7 +21,11 @@ def jsonl(name):
 
 ferry = jsonl("ferry.jsonl")
 loky = jsonl("loky.jsonl")
-gbench = {b["name"].split("/")[0]: b for b in json.loads((d / "serialize.json").read_text())["benchmarks"]}
+# Medians of the interleaved repetitions that scripts/bench.sh asks for (a
+# file without repetitions has plain entries).
+gbench = {b.get("run_name", b["name"]).split("/")[0]: b
+          for b in json.loads((d / "serialize.json").read_text())["benchmarks"]
+          if b.get("aggregate_name", "median") == "median"}
 
 rows = []
 

@@ -7,7 +7,11 @@
 set -euo pipefail
 source "$(dirname "$0")/bench_build.sh" python3-joblib
 echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d)" >&2
-"$build/bench/serialize_bench" --benchmark_format=json --benchmark_min_time=0.5 >"$out/serialize.json" 2>/dev/null
+# Repetitions in random order, and their medians: ferry's row and cereal's
+# then see the same moments of a noisy machine.
+"$build/bench/serialize_bench" --benchmark_format=json --benchmark_min_time=0.1 --benchmark_repetitions=5 \
+  --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true \
+  >"$out/serialize.json" 2>/dev/null
 for mode in roundtrip pingpong throughput large memcpy start; do
   "$build/bench/executor_bench" "$mode" >>"$out/ferry.jsonl"
 done

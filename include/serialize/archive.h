@@ -43,9 +43,10 @@ struct archive_access;
 
 // A module named in a payload being read: where the bytes say it is, and
 // the loaded module once something needed it.
+// Views into the bytes being read, which outlive the archive.
 struct named_module {
-  std::string path;
-  std::string build_id;  // raw
+  std::string_view path;
+  std::string_view build_id;  // raw
   const module_record* record = nullptr;
   bool referenced = false;  // by a record read so far
 };

@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <typeinfo>
@@ -127,32 +128,42 @@ class FERRY_HIDDEN callable_model final : public callable_base<R, Args...> {
 // the executable.
 template <class F, class R, class... Args>
 struct FERRY_HIDDEN model_maker {
-  static const callable_base<R, Args...>* make(F f) { return new callable_model<F, R, Args...>(std::move(f)); }
+  static callable_base<R, Args...>* make(F f) {
+    using model = callable_model<F, R, Args...>;
+    if constexpr (std::is_empty_v<F> && std::is_trivially_copyable_v<F>) {
+      // Every copy of a stateless callable is the same: one immortal model,
+      // in static storage so that it outlives every function holding it
+      // (and is not a leak when its module is unloaded).
+      alignas(model) static unsigned char storage[sizeof(model)];
+      static model* const one = [&f] {
+        auto* m = new (storage) model(std::move(f));
+        m->make_immortal();
+        return m;
+      }();
+      return one;
+    } else {
+      return new model(std::move(f));
+    }
+  }
 };
 
 template <class Signature>
 struct signature_traits;
 template <class R, class... Args>
 struct signature_traits<R(Args...)> {
-  using base = callable_base<R, Args...>;
   template <class F>
-  using model = callable_model<F, R, Args...>;
+  using maker = model_maker<F, R, Args...>;
 };
 
 template <class F, class Signature>
 callable_any* callable_maker<F, Signature>::make(input_archive& ar) {
-  using traits = signature_traits<Signature>;
-  typename traits::base* made = new typename traits::template model<F>(load_state<F>(ar));
-  return made;
+  return signature_traits<Signature>::template maker<F>::make(load_state<F>(ar));
 }
 
 template <class F, class Signature>
 callable_any* callable_maker<F, Signature>::from_code(const void* code) {
   if constexpr (is_pointer_to<F, Signature>) {
-    using traits = signature_traits<Signature>;
-    typename traits::base* made =
-        new typename traits::template model<F>(reinterpret_cast<F>(const_cast<void*>(code)));
-    return made;
+    return signature_traits<Signature>::template maker<F>::make(reinterpret_cast<F>(const_cast<void*>(code)));
   } else {
     return nullptr;
   }
@@ -246,7 +257,7 @@ class function<R(Args...)> {
   friend void swap(function& a, function& b) noexcept { a.impl_.swap(b.impl_); }
 
  private:
-  std::shared_ptr<const base> impl_;
+  detail::callable_ref<const base> impl_;
 };
 
 }  // namespace ferry

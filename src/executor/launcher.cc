@@ -167,14 +167,14 @@ launched_worker launch_worker(start_method method, const std::string& program,
   }
   for (int fd : {sv[1], crash[1], out[1], err[1]})
     if (fd >= 0) ::close(fd);
-  const int pidfd = open_pidfd(pid);
+  const int pidfd = open_exit_fd(pid, crash[0]);
   if (pidfd < 0) {
     const int e = errno;
     ::kill(pid, SIGKILL);
     for (int fd : {sv[0], crash[0], out[0], err[0]})
       if (fd >= 0) ::close(fd);
     errno = e;
-    fail("pidfd_open");
+    fail("pidfd_open");  // or, without it, dup of the crash pipe
   }
   for (int fd : {sv[0], crash[0], out[0], err[0]})
     if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);

@@ -16,6 +16,7 @@
 #include "executor/internal/result_items.h"
 #include "executor/launcher.h"
 #include "executor/policy_snapshot.h"
+#include "executor/process_linux.h"
 #include "executor/worker.h"
 #include "serialize/hmac.h"
 
@@ -48,7 +49,7 @@ pool_core::pool_core(pool_options options, std::string initializer_record, drive
       program_(options_.start == start_method::plugin
                    ? (options_.worker_program.empty() ? default_worker_program()
                                                       : options_.worker_program.string())
-                   : std::string("/proc/self/exe")),
+                   : spawn_program_path()),
       host_(std::move(host)),
       key_((initialize_crypto(), new_pool_key())),
       limits_{options_.task_timeout, options_.idle_timeout},

@@ -6,12 +6,32 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 
 namespace ferry::detail {
 
-int open_pidfd(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+int open_exit_fd(pid_t pid, int child_pipe) {
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd >= 0 || errno != ENOSYS) return fd;
+  return ::fcntl(child_pipe, F_DUPFD_CLOEXEC, 0);
+}
+
+std::string spawn_program_path() {
+#if __has_include(<valgrind/valgrind.h>)
+  if (RUNNING_ON_VALGRIND) {
+    char path[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n > 0) return std::string(path, static_cast<std::size_t>(n));
+  }
+#endif
+  return "/proc/self/exe";
+}
 
 void die_with_parent() { ::prctl(PR_SET_PDEATHSIG, SIGKILL); }
 

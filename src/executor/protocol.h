@@ -165,7 +165,7 @@ struct encoded_task {
 encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules = false);
 
 struct task_head {
-  std::shared_ptr<const callable_any> function;  // never null
+  callable_ref<const callable_any> function;  // never null
   std::uint32_t count;
 };
 // Reads a task's function and count from `ar`, leaving it at the first

@@ -45,6 +45,18 @@ std::string read_bounded(input_archive& ar, std::size_t limit, const char* what)
   return s;
 }
 
+// The same, as a view into the bytes being read (no copy).
+std::string_view read_bounded_view(input_archive& ar, std::size_t limit, const char* what) {
+  const std::size_t at = ar.offset();
+  const std::uint64_t n = ar.load_count();
+  if (n > limit)
+    throw format_error(at, std::string(what) + " of " + std::to_string(n) +
+                               " bytes is longer than the limit of " + std::to_string(limit));
+  const char* p = archive_access::position(ar);
+  ar.skip(n);
+  return {p, n};
+}
+
 // The number of modules a shared record lists, checked.
 std::uint8_t read_shared_count(input_archive& ar) {
   const std::size_t at = ar.offset();
@@ -76,12 +88,13 @@ void write_module_ref(output_archive& ar, const module_record& m, bool required 
 }
 
 // The path and build-id that introduce a module the first time it is named.
-std::pair<std::string, std::string> read_new_module(input_archive& ar) {
-  std::string path = read_bounded(ar, wire::max_module_path, "module path");
+std::pair<std::string_view, std::string_view> read_new_module(input_archive& ar) {
+  const std::string_view path = read_bounded_view(ar, wire::max_module_path, "module path");
   const std::size_t id_at = ar.offset();
-  std::string build_id = read_bounded(ar, wire::max_build_id, "build-id");
-  if (build_id.empty()) throw format_error(id_at, "empty build-id for module '" + path + "'");
-  return {std::move(path), std::move(build_id)};
+  const std::string_view build_id = read_bounded_view(ar, wire::max_build_id, "build-id");
+  if (build_id.empty())
+    throw format_error(id_at, "empty build-id for module '" + std::string(path) + "'");
+  return {path, build_id};
 }
 
 // Reads a module reference without loading anything; returns its index in
@@ -105,7 +118,7 @@ std::size_t read_module_name(input_archive& ar) {
     throw format_error(at, "more than " + std::to_string(wire::max_modules_per_payload) +
                                " modules named in one payload");
   auto [path, build_id] = read_new_module(ar);
-  named.push_back({std::move(path), std::move(build_id), nullptr, true});
+  named.push_back({path, build_id, nullptr, true});
   return ref;
 }
 
@@ -290,7 +303,7 @@ const registry_entry* find_named_entry(const std::string& name, const char* sign
 const registry_entry& read_named_entry(input_archive& ar, const char* signature) {
   const std::string name = read_bounded(ar, wire::max_stable_name, "stable name");
   const std::size_t index = read_module_name(ar);
-  const std::string path = archive_access::modules(ar)[index].path;
+  const std::string path(archive_access::modules(ar)[index].path);
   const auto found = [&]() -> const registry_entry* {
     if (const registry_entry* e = find_named_entry(name, signature, path)) return e;
     if (signature != nullptr && !find_named(name).empty())
@@ -526,9 +539,10 @@ void read_module_directory(input_archive& ar) {
                         archive_access::base_offset(ar) +
                             static_cast<std::size_t>(directory - archive_access::begin(ar)));
   auto& named = archive_access::modules(ar);
+  named.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
     auto [path, build_id] = read_new_module(entries);
-    named.push_back({std::move(path), std::move(build_id), nullptr, false});
+    named.push_back({path, build_id, nullptr, false});
   }
   if (entries.remaining() != 0)
     throw format_error(entries.offset(), std::to_string(entries.remaining()) +
@@ -542,7 +556,7 @@ void finish_payload(input_archive& ar) {
   if (ar.remaining() != 0) throw_trailing_bytes(ar.offset(), ar.remaining());
   for (const named_module& m : archive_access::modules(ar))
     if (!m.referenced)
-      throw format_error(ar.offset(), "the module directory lists '" + m.path +
+      throw format_error(ar.offset(), "the module directory lists '" + std::string(m.path) +
                                           "', which nothing in the payload refers to");
 }
 

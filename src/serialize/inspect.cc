@@ -100,7 +100,7 @@ inspection inspect(std::string_view bytes) {
           record != nullptr ? detail::find_entry_at(*record, m.key, id.type_hash) : nullptr;
       if (e == nullptr) {
         m.status = inspection::module_status::refused;
-        m.refusal = unknown_key_error(m.key, directory[i].path, "").what();
+        m.refusal = unknown_key_error(m.key, std::string(directory[i].path), "").what();
       } else if (what.type_name.empty()) {
         what.signature = detail::demangle(e->signature);
         what.type_name = detail::demangle(e->type_name);

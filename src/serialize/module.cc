@@ -7,6 +7,9 @@
 #include <optional>
 #include <system_error>
 
+#include <absl/container/flat_hash_map.h>
+#include <absl/strings/string_view.h>
+
 #include "internal/mutex.h"
 #include "serialize/build_id_index.h"
 #include "serialize/elf_file.h"
@@ -46,7 +49,7 @@ class module_table {
     {
       mutex_lock lock(mu_);
       if (gen == cache_generation_) {
-        auto it = by_build_id_.find(std::string(build_id));
+        auto it = by_build_id_.find(absl::string_view(build_id.data(), build_id.size()));
         if (it != by_build_id_.end()) return it->second;
       }
     }
@@ -86,7 +89,8 @@ class module_table {
   mutex mu_;
   std::deque<module_record> records_ ABSL_GUARDED_BY(mu_);  // stable addresses
   std::uint64_t cache_generation_ ABSL_GUARDED_BY(mu_) = ~std::uint64_t{0};
-  std::unordered_map<std::string, const module_record*> by_build_id_ ABSL_GUARDED_BY(mu_);
+  // Looked up by string_view, without making a string.
+  absl::flat_hash_map<std::string, const module_record*> by_build_id_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace
@@ -203,7 +207,7 @@ const module_record* find_loaded_module(std::string_view build_id) {
   return module_table::instance().find_loaded(build_id);
 }
 
-const module_record& resolve_module(const std::string& path, std::string_view build_id,
+const module_record& resolve_module(std::string_view path, std::string_view build_id,
                                     bool vouched) {
   module_table& table = module_table::instance();
   if (const module_record* r = table.find_loaded(build_id)) return *r;
@@ -211,18 +215,18 @@ const module_record& resolve_module(const std::string& path, std::string_view bu
   std::lock_guard load_lock(table.load_mu);
   if (const module_record* r = table.find_loaded(build_id)) return *r;  // loaded meanwhile
 
-  const std::string file = choose_file(path, build_id, vouched);
+  const std::string file = choose_file(std::string(path), build_id, vouched);
   load_library(file);
   if (const module_record* r = table.find_loaded(build_id)) return *r;
   throw module_load_error(file, "loaded, but no module with build-id " + to_hex(build_id) +
                                     " appeared");
 }
 
-module_probe probe_module(const std::string& path, std::string_view build_id) {
+module_probe probe_module(std::string_view path, std::string_view build_id) {
   if (const module_record* r = module_table::instance().find_loaded(build_id))
     return {module_probe::verdict::loaded, r, r->path, {}};
   try {
-    return {module_probe::verdict::loadable, nullptr, choose_file(path, build_id, false), {}};
+    return {module_probe::verdict::loadable, nullptr, choose_file(std::string(path), build_id, false), {}};
   } catch (const std::exception& e) {
     return {module_probe::verdict::refused, nullptr, {}, e.what()};
   }

@@ -41,7 +41,7 @@ const module_record* find_loaded_module(std::string_view build_id);
 // The loaded module with this build-id, loading it (from `path` or an allowed
 // directory) when the policy allows, or from `path` itself when the bytes'
 // source vouches for it. Throws the module errors of error.h.
-const module_record& resolve_module(const std::string& path, std::string_view build_id,
+const module_record& resolve_module(std::string_view path, std::string_view build_id,
                                     bool vouched);
 
 // What resolve_module would do, without loading anything.
@@ -51,7 +51,7 @@ struct module_probe {
   std::string file;                       // loaded: its path; loadable: the file it would load
   std::string reason;                     // refused: what resolve_module would throw
 };
-module_probe probe_module(const std::string& path, std::string_view build_id);
+module_probe probe_module(std::string_view path, std::string_view build_id);
 
 // Loads the module recorded at `path` (from there or an allowed directory)
 // whatever its build-id, for callables identified by a stable name. Does

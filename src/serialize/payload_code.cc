@@ -16,7 +16,7 @@ namespace {
 
 // A function pointer record, read without knowing its signature: some
 // loaded module must have the code that calls a pointer of that signature.
-std::shared_ptr<const callable_any> load_any_pointer(input_archive& ar) {
+callable_ref<const callable_any> load_any_pointer(input_archive& ar) {
   const auto [signature, code] = read_any_pointer_record(ar);
   const registry_entry* caller = find_pointer_caller(signature);
   if (caller == nullptr)
@@ -26,18 +26,18 @@ std::shared_ptr<const callable_any> load_any_pointer(input_archive& ar) {
         "' without knowing that signature (a generic worker, ferry-worker, does not): wrap the "
         "call in a capture-less lambda, which ships the code that calls it, or use "
         "start_method::spawn or start_method::fork");
-  return std::shared_ptr<const callable_any>(caller->make_from_code(code));
+  return callable_ref<const callable_any>(caller->make_from_code(code));
 }
 
 }  // namespace
 
-std::shared_ptr<const callable_any> load_any_function(input_archive& ar) {
+callable_ref<const callable_any> load_any_function(input_archive& ar) {
   const wire::function_tag tag = read_function_tag(ar);
   if (tag == wire::function_tag::empty) return nullptr;
   depth_guard depth(ar);
   if (tag == wire::function_tag::pointer) return load_any_pointer(ar);
   const registry_entry& entry = read_entry(ar, tag, nullptr);
-  return std::shared_ptr<const callable_any>(entry.make(ar));
+  return callable_ref<const callable_any>(entry.make(ar));
 }
 
 bool names_main_program(output_archive& ar) { return archive_access::needs_main_program(ar); }

@@ -17,7 +17,7 @@ namespace ferry::detail {
 // Reads a ferry::function of any signature (tag, identity, state), as a
 // worker that does not know the task's types must; null for an empty one.
 // Throws like ferry::loads.
-FERRY_INTERNAL_EXPORT std::shared_ptr<const callable_any> load_any_function(input_archive& ar);
+FERRY_INTERNAL_EXPORT callable_ref<const callable_any> load_any_function(input_archive& ar);
 
 // Whether the payload written so far names code that only the main
 // executable has: a process running another program cannot load it.

@@ -13,6 +13,8 @@
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
+#include <cstddef>
 #include <typeinfo>
 
 #include "serialize/archive.h"
@@ -25,15 +27,69 @@ namespace ferry::detail {
 enum class call_stage { reading_arguments, calling, writing_result };
 
 // The signature-independent face of every callable held by a function.
+// Counts its own references (callable_ref), so that a function holds its
+// callable in one allocation; a stateless callable has one immortal copy per
+// module and none.
 class callable_any {
  public:
-  virtual ~callable_any() = default;
+  callable_any() = default;
+  callable_any(const callable_any&) = delete;
+  callable_any& operator=(const callable_any&) = delete;
   // Reads the arguments from `in`, calls, writes the result to `out`: how a
   // worker process runs a task without knowing its types (the code doing
   // it is instantiated in the callable's own module). `stage` follows its
   // progress. Throws ferry::not_shippable_error if the signature's arguments
   // or result cannot be serialized, and whatever the call throws.
   virtual void call_serialized(input_archive& in, output_archive& out, call_stage& stage) const = 0;
+
+  void add_ref() const noexcept {
+    if (!immortal_) refs_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void release() const noexcept {
+    if (!immortal_ && refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+  // For a copy in static storage, shared by every function that holds it;
+  // before any reference is shared.
+  void make_immortal() noexcept { immortal_ = true; }
+
+ protected:
+  virtual ~callable_any() = default;
+
+ private:
+  mutable std::atomic<std::uint32_t> refs_{1};
+  bool immortal_ = false;
+};
+
+// An owning pointer to a callable_any (or a class derived from it), like a
+// shared_ptr without its separate control block. Adopts the reference that
+// a made callable starts with.
+template <class T>
+class callable_ref {
+ public:
+  callable_ref() noexcept = default;
+  callable_ref(std::nullptr_t) noexcept {}
+  explicit callable_ref(T* adopted) noexcept : p_(adopted) {}
+  callable_ref(const callable_ref& o) noexcept : p_(o.p_) {
+    if (p_) p_->add_ref();
+  }
+  callable_ref(callable_ref&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  callable_ref& operator=(callable_ref o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  ~callable_ref() {
+    if (p_) p_->release();
+  }
+  void reset(T* adopted = nullptr) noexcept { *this = callable_ref(adopted); }
+  void swap(callable_ref& o) noexcept { std::swap(p_, o.p_); }
+  T* get() const noexcept { return p_; }
+  T* operator->() const noexcept { return p_; }
+  T& operator*() const noexcept { return *p_; }
+  explicit operator bool() const noexcept { return p_ != nullptr; }
+  friend bool operator==(const callable_ref& r, std::nullptr_t) noexcept { return r.p_ == nullptr; }
+
+ private:
+  T* p_ = nullptr;
 };
 
 struct FERRY_SERIALIZE_EXPORT registry_entry {
