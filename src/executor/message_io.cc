@@ -206,4 +206,28 @@ void write_message(int fd, channel_auth* auth, protocol::kind type, std::uint64_
   ::close(mem);
 }
 
+void append_message(std::string& out, channel_auth* auth, protocol::kind type, std::uint64_t id,
+                    std::string_view body, std::uint8_t flags) {
+  const protocol::header h = signed_header(auth, type, id, body.size(), body, flags);
+  out.append(reinterpret_cast<const char*>(&h), header_size);
+  out.append(body);
+}
+
+std::size_t write_gathered(int fd, std::string_view bytes) noexcept {
+  std::size_t sent = 0;
+  while (sent < bytes.size()) {
+    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        wait_writable(fd);
+        continue;
+      }
+      return sent;
+    }
+    sent += static_cast<std::size_t>(n);
+  }
+  return sent;
+}
+
 }  // namespace ferry::detail

@@ -24,14 +24,14 @@ namespace ferry::detail {
 namespace {
 
 // When every worker is busy and the pool is at full size, a worker is sent
-// its next task before it answers the current one, so that it starts that
-// task as soon as it has written the result instead of a round trip later.
-constexpr std::size_t pipeline_depth = 2;
-// Only a message that fits in the socket's buffer without blocking is
-// queued behind a running task (it is kept until the task starts, to be
-// sent elsewhere if the worker dies first); a larger one waits for an idle
-// worker.
+// its next tasks before it answers the current one, so that it starts each
+// as soon as it has written the last result instead of a round trip later
+// (as many as worker_slot::pipeline_depth allows). Only what fits in the
+// socket's buffer without blocking is queued behind a running task (each
+// is kept until it starts, to be sent elsewhere if the worker dies first):
+// a larger message waits for an idle worker.
 constexpr std::size_t max_pipelined_inline = 32 * 1024;
+constexpr std::size_t max_queued_bytes = 64 * 1024;
 
 }  // namespace
 
@@ -102,12 +102,19 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body,
                                                  std::uint32_t items, std::string_view name) {
   auto state = make_future_state();
   std::uint64_t id;
+  bool first;  // of the tasks a worker could start for
   {
     mutex_lock lock(intake_.mu);
     id = intake_.admit();
+    first = intake_.pending.size() < max_workers_;
     intake_.pending.push_back({id, std::move(body), state, false, timeout, items, std::string(name)});
   }
-  wake();
+  // A queue already longer than the pool has had its wake-ups: the manager
+  // takes everything queued when it dispatches (starting a worker for each
+  // task up to the pool's size), and what it leaves waits for a worker,
+  // whose answer wakes it anyway. One system call less per task when tasks
+  // come faster than workers take them.
+  if (first) wake();
   tell_task(observer(), task_event::kind::submitted, {.id = id, .items = items, .name = name});
   return state;
 }
@@ -276,49 +283,92 @@ void pool_core::requeue(std::deque<pool_task>& tasks) {
 }
 
 void pool_core::dispatch() {
-  mutex_lock lock(intake_.mu);
-  while (!intake_.pending.empty()) {
-    auto idle = std::find_if(workers_.begin(), workers_.end(),
-                             [](const auto& w) { return w->state() == worker_slot::phase::idle; });
-    const std::size_t alive = live_workers();
-    const auto starting = static_cast<std::size_t>(std::count_if(
-        workers_.begin(), workers_.end(),
-        [](const auto& w) { return w->state() == worker_slot::phase::starting; }));
-    if (idle == workers_.end() && starting < intake_.pending.size() && alive < max_workers_ &&
-        retry_.may_start(clock::now())) {
-      lock.unlock();
-      start_worker();
-      lock.lock();
-      continue;
-    }
-    // With its output captured, a worker is sent nothing before it answers:
-    // lines read before its result are then surely its running task's.
-    if (idle == workers_.end() && starting == 0 && !workers_.empty() && !captures_output()) {
-      // Full and all busy: queue behind the least loaded running task. (No
-      // worker at all: a start is waiting for its retry time.)
-      if (intake_.pending.front().body.size() <= max_pipelined_inline) {
-        idle = std::min_element(workers_.begin(), workers_.end(), [](const auto& a, const auto& b) {
-          return a->in_flight().size() < b->in_flight().size();
-        });
-        const worker_slot& w = **idle;
-        if (w.state() != worker_slot::phase::busy || w.in_flight().size() >= pipeline_depth ||
-            w.timed_out() ||
-            (options_.max_tasks_per_worker != 0 && w.tasks_sent() >= options_.max_tasks_per_worker))
-          idle = workers_.end();
+  // Workers sent tasks in this pass: their messages leave in one write each,
+  // after the pass; a task's started event is told once its message left.
+  std::vector<worker_slot*> sent_to;
+  std::vector<std::pair<worker_slot*, std::uint64_t>> started;
+  {
+    mutex_lock lock(intake_.mu);
+    while (!intake_.pending.empty()) {
+      auto idle = std::find_if(workers_.begin(), workers_.end(),
+                               [](const auto& w) { return w->state() == worker_slot::phase::idle; });
+      const std::size_t alive = live_workers();
+      const auto starting = static_cast<std::size_t>(std::count_if(
+          workers_.begin(), workers_.end(),
+          [](const auto& w) { return w->state() == worker_slot::phase::starting; }));
+      if (idle == workers_.end() && starting < intake_.pending.size() && alive < max_workers_ &&
+          retry_.may_start(clock::now())) {
+        lock.unlock();
+        start_worker();
+        lock.lock();
+        continue;
       }
+      // With its output captured, a worker is sent nothing before it
+      // answers: lines read before its result are then surely its running
+      // task's.
+      if (idle == workers_.end() && starting == 0 && !workers_.empty() && !captures_output()) {
+        // Full and all busy: queue behind the least loaded running task. (No
+        // worker at all: a start is waiting for its retry time.)
+        const std::size_t size = intake_.pending.front().body.size();
+        if (size <= max_pipelined_inline && size <= options_.shared_memory_threshold) {
+          idle = std::min_element(workers_.begin(), workers_.end(), [](const auto& a, const auto& b) {
+            return a->in_flight().size() < b->in_flight().size();
+          });
+          const worker_slot& w = **idle;
+          // Deeper than two only while the queue is longer than the pool: a
+          // few tasks wait in the pool, where they can still be cancelled
+          // and go to whichever worker frees first.
+          const std::size_t depth =
+              intake_.pending.size() > workers_.size() ? w.pipeline_depth(clock::now()) : 2;
+          if (w.state() != worker_slot::phase::busy || w.in_flight().size() >= depth ||
+              w.queued_bytes() + size > max_queued_bytes || w.timed_out() ||
+              (options_.max_tasks_per_worker != 0 && w.tasks_sent() >= options_.max_tasks_per_worker))
+            idle = workers_.end();
+        }
+      }
+      if (idle == workers_.end()) break;
+      pool_task t = std::move(intake_.pending.front());
+      intake_.pending.pop_front();
+      if (!t.started && !t.state->start()) continue;  // cancelled while queued
+      t.started = true;
+      lock.unlock();
+      worker_slot& w = **idle;
+      // A message through shared memory carries its descriptor: what waits
+      // for this worker goes first.
+      if (t.body.size() > options_.shared_memory_threshold && w.has_output() && flush_to(w, started)) {
+        lock.lock();
+        intake_.pending.push_front(std::move(t));  // with those given back, for another worker
+        continue;
+      }
+      const std::uint64_t id = t.id;
+      const bool runs_at_once = w.in_flight().empty();
+      std::optional<pool_task> unsent = w.send_task(std::move(t), options_.shared_memory_threshold);
+      if (!unsent) {
+        if (runs_at_once) started.emplace_back(&w, id);
+        if (w.has_output() && std::find(sent_to.begin(), sent_to.end(), &w) == sent_to.end())
+          sent_to.push_back(&w);
+      }
+      lock.lock();
+      if (unsent) intake_.pending.push_front(std::move(*unsent));
     }
-    if (idle == workers_.end()) break;
-    pool_task t = std::move(intake_.pending.front());
-    intake_.pending.pop_front();
-    if (!t.started && !t.state->start()) continue;  // cancelled while queued
-    t.started = true;
-    lock.unlock();
-    std::optional<pool_task> unsent = (*idle)->send_task(std::move(t), options_.shared_memory_threshold);
-    if (!unsent && (*idle)->in_flight().size() == 1)
-      tell(task_event::kind::started, **idle, (*idle)->in_flight().front());
-    lock.lock();
-    if (unsent) intake_.pending.push_front(std::move(*unsent));
   }
+  bool lost = false;
+  for (worker_slot* w : sent_to) lost = flush_to(*w, started) || lost;
+  for (auto [w, id] : started)
+    if (!w->in_flight().empty() && w->in_flight().front().id == id) tell(task_event::kind::started, *w, w->in_flight().front());
+  if (lost) dispatch();  // what a broken channel gave back, to the others
+}
+
+bool pool_core::flush_to(worker_slot& w, std::vector<std::pair<worker_slot*, std::uint64_t>>& started) {
+  std::vector<pool_task> unsent = w.flush();
+  if (unsent.empty()) return false;
+  std::erase_if(started, [&](const auto& s) {
+    return s.first == &w && std::none_of(w.in_flight().begin(), w.in_flight().end(),
+                                         [&](const pool_task& t) { return t.id == s.second; });
+  });
+  std::deque<pool_task> back(std::make_move_iterator(unsent.begin()), std::make_move_iterator(unsent.end()));
+  requeue(back);
+  return true;
 }
 
 void pool_core::on_message(worker_slot& w, message& m) {

@@ -102,6 +102,9 @@ class pool_core final : public local_pool {
   std::size_t live_workers() const;
   bool any_ready_worker() const;
   void dispatch();
+  // Writes what waits for w; gives back to the queue the tasks whose
+  // messages did not leave (and forgets their started events). True if any.
+  bool flush_to(worker_slot& w, std::vector<std::pair<worker_slot*, std::uint64_t>>& started);
   void requeue(std::deque<pool_task>& tasks);
   void on_message(worker_slot& w, message& m);
   void on_exit(worker_slot& w);

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 
@@ -60,31 +61,78 @@ void worker_slot::send_hello(const std::string& body, std::size_t shared_memory_
 }
 
 std::optional<pool_task> worker_slot::send_task(pool_task t, std::size_t shared_memory_threshold) {
-  try {
-    write_message(socket_, &auth_, protocol::kind::task, t.id, t.body, shared_memory_threshold);
-  } catch (const protocol_error&) {
-    // The write failed before its last byte (a message with shared memory
-    // goes in one sendmsg, all or nothing), and a worker runs only a whole
-    // message that passed authentication: this task provably never ran here,
-    // and goes back to be sent to another worker. The channel is broken:
-    // closed, the worker's exit is what its tasks in flight report, or if it
-    // lives on, the exit_grace deadline kills it.
-    close_socket();
-    phase_ = phase::retiring;
-    return t;
+  if (t.body.size() <= shared_memory_threshold) {
+    append_message(output_, &auth_, protocol::kind::task, t.id, t.body);
+    output_ends_.push_back(output_.size());
+  } else {
+    try {
+      write_message(socket_, &auth_, protocol::kind::task, t.id, t.body, shared_memory_threshold);
+    } catch (const protocol_error&) {
+      // The write failed before its last byte (a message with shared memory
+      // goes in one sendmsg, all or nothing), and a worker runs only a whole
+      // message that passed authentication: this task provably never ran
+      // here, and goes back to be sent to another worker. The channel is
+      // broken: closed, the worker's exit is what its tasks in flight
+      // report, or if it lives on, the exit_grace deadline kills it.
+      close_socket();
+      phase_ = phase::retiring;
+      return t;
+    }
   }
-  // A task that runs at once no longer needs its body; one queued behind
-  // another keeps it until it starts, to be sent elsewhere if the worker
-  // dies first.
   if (in_flight_.empty()) {
-    t.body = std::string();
     since_ = clock::now();
     t.running_since = since_;
   }
   phase_ = phase::busy;
   ++tasks_sent_;
   in_flight_.push_back(std::move(t));
+  if (output_.empty()) in_flight_.front().body = std::string();  // sent; running needs no body
   return std::nullopt;
+}
+
+std::vector<pool_task> worker_slot::flush() {
+  std::vector<pool_task> unsent;
+  if (output_.empty()) return unsent;
+  const std::size_t written = socket_ < 0 ? 0 : write_gathered(socket_, output_);
+  // The messages that left whole may run; the rest provably never will (a
+  // worker runs only a whole message that passed authentication).
+  const auto whole = static_cast<std::size_t>(
+      std::upper_bound(output_ends_.begin(), output_ends_.end(), written) - output_ends_.begin());
+  const std::size_t lost = output_ends_.size() - whole;
+  output_.clear();
+  output_ends_.clear();
+  if (lost != 0) {
+    std::vector<pool_task> back(lost);
+    for (std::size_t i = lost; i-- > 0;) {
+      back[i] = std::move(in_flight_.back());
+      in_flight_.pop_back();
+    }
+    tasks_sent_ -= lost;
+    for (pool_task& t : back) unsent.push_back(std::move(t));
+    if (socket_ >= 0) close_socket();
+    phase_ = phase::retiring;
+  }
+  // A task that runs at once no longer needs its body; one queued behind
+  // another keeps it until it starts, to be sent elsewhere if the worker
+  // dies first.
+  if (!in_flight_.empty()) in_flight_.front().body = std::string();
+  return unsent;
+}
+
+std::size_t worker_slot::pipeline_depth(clock::time_point now) const {
+  constexpr std::size_t least = 2, most = 64;
+  constexpr clock::duration batch_time = std::chrono::milliseconds(1);
+  if (typical_run_ <= clock::duration::zero()) return least;
+  clock::duration run = typical_run_;
+  if (!in_flight_.empty()) run = std::max(run, now - in_flight_.front().running_since);
+  return std::clamp<std::size_t>(static_cast<std::size_t>(batch_time / std::max(run, clock::duration(1))),
+                                 least, most);
+}
+
+std::size_t worker_slot::queued_bytes() const {
+  std::size_t n = 0;
+  for (std::size_t i = 1; i < in_flight_.size(); ++i) n += in_flight_[i].body.size();
+  return n;
 }
 
 void worker_slot::retire() {
@@ -121,6 +169,10 @@ void worker_slot::became_ready(clock::time_point now) {
 pool_task worker_slot::finish_front(clock::time_point now) {
   pool_task done = std::move(in_flight_.front());
   in_flight_.pop_front();
+  // A moving average over about eight tasks: one slow task shrinks the
+  // pipeline at once, a run of short ones deepens it.
+  const clock::duration ran = now - done.running_since;
+  typical_run_ = typical_run_ <= clock::duration::zero() ? ran : std::max(ran, (typical_run_ * 7 + ran) / 8);
   if (!in_flight_.empty()) {  // started
     in_flight_.front().body = std::string();
     in_flight_.front().running_since = now;

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "executor/channel_auth.h"
 #include "executor/internal/future_state.h"
@@ -109,11 +110,29 @@ class worker_slot {
   // Writes the hello, the one message sent unsigned (it carries the key).
   // Throws what write_message throws.
   void send_hello(const std::string& body, std::size_t shared_memory_threshold);
-  // Sends t and keeps it in flight (running at once if the worker was idle:
-  // its running_since is set then). If the write fails, t never ran: it is
-  // given back, for the caller to send elsewhere, and the worker's channel
-  // is closed (the worker is no longer offered tasks).
+  // Keeps t in flight (running at once if the worker was idle: its
+  // running_since is set then). An inline message waits in the worker's
+  // output until flush(), so that a batch leaves in one write; one through
+  // shared memory (larger than shared_memory_threshold) is written at once,
+  // and only when nothing waits (flush first). If that write
+  // fails, t never ran: it is given back, for the caller to send elsewhere,
+  // and the worker's channel is closed (the worker is no longer offered
+  // tasks). Until flush(), every task in flight keeps its body.
   std::optional<pool_task> send_task(pool_task t, std::size_t shared_memory_threshold);
+  bool has_output() const { return !output_.empty(); }
+  // Writes what send_task queued, in one write. Returns the tasks whose
+  // messages did not leave whole, in order: they never ran, and go to
+  // another worker; the channel is then closed, as for send_task.
+  std::vector<pool_task> flush();
+  // How many tasks may be in flight at once: two (one running, one waiting
+  // in the socket) until its tasks are seen to be short, then as many as
+  // about a millisecond of them, so that a batch of small tasks is written
+  // and read in one system call each while a task queued behind others
+  // usually waits no more than that. A running task already longer than
+  // its predecessors counts as their length.
+  std::size_t pipeline_depth(clock::time_point now) const;
+  // The bodies of the tasks waiting behind the running one, in bytes.
+  std::size_t queued_bytes() const;
   // Asks the worker to exit after its current task; kills it if it cannot
   // be asked.
   void retire();
@@ -158,6 +177,9 @@ class worker_slot {
   message_reader reader_;
   phase phase_ = phase::starting;
   std::deque<pool_task> in_flight_;
+  std::string output_;                // messages queued by send_task, for flush
+  std::vector<std::size_t> output_ends_;  // where each queued message ends in output_
+  clock::duration typical_run_{};     // of its recent tasks (a moving average); 0: none yet
   clock::time_point since_ = clock::now();  // of the current phase, or of the front task
   std::size_t tasks_sent_ = 0;
   std::size_t tasks_done_ = 0;

@@ -159,6 +159,25 @@ TEST_F(Executor, ExitInATaskIsAWorkerDeath) {
 
 // A task queued behind a running one in a worker that dies never started:
 // it runs on the replacement, and only the running task fails.
+// After short tasks a worker is sent many at once, in one write: a crash in
+// the middle of such a batch fails only the task that crashed, and those
+// queued behind it, which never ran, run elsewhere.
+TEST_F(Executor, ACrashInTheMiddleOfABatchFailsOnlyTheTaskThatCrashed) {
+  ferry::process_pool pool(options(2));
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(pool.submit(test_tasks::scale(3), i).get(), 3 * i);  // short: deep pipelines
+  std::vector<ferry::future<int>> results;
+  constexpr int n = 600, crashing = 300;
+  for (int i = 0; i < n; ++i)
+    results.push_back(i == crashing ? pool.submit(test_tasks::crash(), std::string("abort"))
+                                    : pool.submit(test_tasks::scale(3), i));
+  for (int i = 0; i < n; ++i) {
+    if (i == crashing)
+      expect_error<ferry::worker_died_error>([&] { results[i].get(); });
+    else
+      EXPECT_EQ(results[i].get(), 3 * i) << "task " << i;
+  }
+}
+
 TEST_F(Executor, TaskQueuedInADyingWorkerRunsElsewhere) {
   ferry::process_pool pool(options(1));
   // A ready worker first: the waits below time the tasks, not a worker's
