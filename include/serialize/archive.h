@@ -104,6 +104,14 @@ class input_archive : public cereal::InputArchive<input_archive, cereal::AllowEm
   // Position of the next byte, counted from the start of the frame.
   std::size_t offset() const noexcept { return base_offset_ + static_cast<std::size_t>(pos_ - begin_); }
 
+  // Moves past `size` bytes and returns where they start, for reading them
+  // in place; throws ferry::format_error if fewer are left.
+  const char* take(std::size_t size) {
+    const char* at = pos_;
+    skip(size);
+    return at;
+  }
+
   // Reads a u64 element count and checks that that many elements of at least
   // one byte each could still follow.
   std::uint64_t load_count() {
@@ -147,6 +155,15 @@ void save(output_archive& ar, const cereal::BinaryData<T>& bd) {
 template <class T>
 void load(input_archive& ar, cereal::BinaryData<T>& bd) {
   ar.loadBinary(bd.data, static_cast<std::size_t>(bd.size));
+}
+// A string of bytes is copied once, straight from the payload: cereal's own
+// load zero-fills it first, a second pass over a 64 MiB argument. The same
+// bytes as cereal's: a u64 size, then the characters.
+template <class CharT, class Traits, class Alloc>
+  requires(sizeof(CharT) == 1)
+void load(input_archive& ar, std::basic_string<CharT, Traits, Alloc>& s) {
+  const std::uint64_t n = ar.load_count();
+  s.assign(reinterpret_cast<const CharT*>(ar.take(static_cast<std::size_t>(n))), static_cast<std::size_t>(n));
 }
 template <class T>
 void save(output_archive& ar, const cereal::SizeTag<T>& t) {

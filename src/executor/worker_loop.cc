@@ -1,6 +1,7 @@
 // Copyright ferry authors.
 #include "executor/worker_loop.h"
 
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,6 +62,17 @@ int worker_loop(int fd) {
   }
   in.reset();
   hello.reset();
+  // glibc serves a block of 32 MiB or more with its own mmap and unmaps it
+  // when freed: each task with a large argument or result (a 64 MiB vector)
+  // paid its page faults and the clearing of fresh pages again, both for
+  // decoding the argument and for encoding the result. Without a memory
+  // limit, the worker keeps such blocks in its heap for the next task
+  // instead; with one, it gives them back, so as not to retire for memory
+  // it does not use.
+  if (memory_limit == 0) {
+    ::mallopt(M_MMAP_MAX, 0);
+    ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  }
   memory_watch watch(memory_limit);
   try {
     write_message(fd, &*auth, protocol::kind::ready, 0, {});
