@@ -55,3 +55,17 @@ TEST(Crc32c, EveryLengthAndAlignmentAgreesWithTheBitByBitReference) {
       ASSERT_EQ(ferry::detail::crc32c(bytes.data() + start, n), crc_bit_by_bit(bytes.data() + start, n))
           << "start " << start << ", " << n << " bytes";
 }
+
+// Payloads of three blocks and more go through three interleaved chains
+// joined by table lookups (256- and 8192-byte blocks): every length around
+// those sizes agrees with the reference.
+TEST(Crc32c, LengthsAroundTheInterleavedBlocksAgreeWithTheBitByBitReference) {
+  std::vector<unsigned char> bytes(3 * 8192 * 2 + 3 * 256 + 64);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 197 + 11);
+  for (std::size_t base : {std::size_t{3 * 256}, std::size_t{2 * 3 * 256}, std::size_t{3 * 8192},
+                           std::size_t{3 * 8192 + 3 * 256}, std::size_t{2 * 3 * 8192}})
+    for (std::size_t n = base - 9; n <= base + 9 && n <= bytes.size() - 3; ++n)
+      for (std::size_t start : {0, 1, 3})
+        ASSERT_EQ(ferry::detail::crc32c(bytes.data() + start, n), crc_bit_by_bit(bytes.data() + start, n))
+            << "start " << start << ", " << n << " bytes";
+}
