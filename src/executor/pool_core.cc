@@ -107,6 +107,9 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body,
     mutex_lock lock(intake_.mu);
     id = intake_.admit();
     first = intake_.pending.size() < max_workers_;
+    // Told before the manager can see the task, so that no started event
+    // comes first (an observer must not call the pool, so the lock is safe).
+    tell_task(observer(), task_event::kind::submitted, {.id = id, .items = items, .name = name});
     intake_.pending.push_back({id, std::move(body), state, false, timeout, items, std::string(name)});
   }
   // A queue already longer than the pool has had its wake-ups: the manager
@@ -115,7 +118,6 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body,
   // whose answer wakes it anyway. One system call less per task when tasks
   // come faster than workers take them.
   if (first) wake();
-  tell_task(observer(), task_event::kind::submitted, {.id = id, .items = items, .name = name});
   return state;
 }
 

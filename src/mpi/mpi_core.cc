@@ -103,11 +103,13 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
     mutex_lock lock(intake_.mu);
     auto& e = std::get<protocol::encoded_task>(encoded);
     id = intake_.admit();
+    // Told before the manager can see the task, so that no started event
+    // comes first (an observer must not call the pool, so the lock is safe).
+    tell_task(observer(), task_event::kind::submitted, {.id = id, .items = count, .name = task.name()});
     intake_.pending.push_back({id, std::move(e.body), state, std::move(e.modules), task.timeout(), count,
                                std::string(task.name())});
   }
   cv_.notify_one();
-  tell_task(observer(), task_event::kind::submitted, {.id = id, .items = count, .name = task.name()});
   return state;
 }
 
