@@ -17,35 +17,20 @@
 
 #include <serialize/serialize.h>
 
+#include "serialize_rows.h"
+
 namespace {
 
-template <class... T>
-std::string cereal_dump(const T&... values) {
-  std::ostringstream out;
-  {
-    cereal::BinaryOutputArchive ar(out);
-    if constexpr (sizeof...(T) > 0) ar(values...);
-  }
-  return std::move(out).str();
-}
+using serialize_rows::cereal_dump;
+using serialize_rows::closure_b;
+using serialize_rows::lambda;
+using serialize_rows::sixteen;
 
 template <class... T>
 void cereal_load(const std::string& bytes, T&... values) {
   std::istringstream in(bytes);
   cereal::BinaryInputArchive ar(in);
   if constexpr (sizeof...(T) > 0) ar(values...);
-}
-
-// (a) a capture-less lambda: no state; raw cereal has nothing to write.
-ferry::function<int(int)> lambda() {
-  return [](int x) { return x + 1; };
-}
-
-// (b) a closure capturing an int, a double and a 16-character string.
-const std::string sixteen = "0123456789abcdef";
-ferry::function<double(double)> closure_b() {
-  return ferry::closure([](int i, double d, const std::string& s, double x) { return i + d + s.size() + x; },
-                        7, 2.5, sixteen);
 }
 
 // (c) a local aggregate with a vector of 1000 doubles.

@@ -29,7 +29,6 @@ struct archive_access {
   // setting `end`.
   static const char*& end(input_archive& ar) { return ar.end_; }
   static const char* begin(input_archive& ar) { return ar.begin_; }
-  static const char* position(input_archive& ar) { return ar.pos_; }
   static std::size_t base_offset(input_archive& ar) { return ar.base_offset_; }
 };
 

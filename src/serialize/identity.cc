@@ -34,27 +34,19 @@ void write_bytes(output_archive& ar, std::string_view s) {
   ar.saveBinary(s.data(), s.size());
 }
 
-std::string read_bounded(input_archive& ar, std::size_t limit, const char* what) {
-  const std::size_t at = ar.offset();
-  const std::uint64_t n = ar.load_count();
-  if (n > limit)
-    throw format_error(at, std::string(what) + " of " + std::to_string(n) +
-                               " bytes is longer than the limit of " + std::to_string(limit));
-  std::string s(n, '\0');
-  ar.loadBinary(s.data(), n);
-  return s;
-}
-
-// The same, as a view into the bytes being read (no copy).
+// A length-prefixed byte string of at most `limit` bytes, as a view into
+// the bytes being read (no copy).
 std::string_view read_bounded_view(input_archive& ar, std::size_t limit, const char* what) {
   const std::size_t at = ar.offset();
   const std::uint64_t n = ar.load_count();
   if (n > limit)
     throw format_error(at, std::string(what) + " of " + std::to_string(n) +
                                " bytes is longer than the limit of " + std::to_string(limit));
-  const char* p = archive_access::position(ar);
-  ar.skip(n);
-  return {p, n};
+  return {ar.take(static_cast<std::size_t>(n)), static_cast<std::size_t>(n)};
+}
+
+std::string read_bounded(input_archive& ar, std::size_t limit, const char* what) {
+  return std::string(read_bounded_view(ar, limit, what));
 }
 
 // The number of modules a shared record lists, checked.

@@ -22,27 +22,14 @@
 #include <executor/worker.h>
 #include <serialize/serialize.h>
 
+#include "../../bench/serialize_rows.h"
+
 namespace {
 
-ferry::function<int(int)> lambda_a() {
-  return [](int x) { return x + 1; };
-}
-
-const std::string sixteen = "0123456789abcdef";
-ferry::function<double(double)> closure_b() {
-  return ferry::closure([](int i, double d, const std::string& s, double x) { return i + d + s.size() + x; },
-                        7, 2.5, sixteen);
-}
-
-template <class... T>
-std::string cereal_dump(const T&... values) {
-  std::ostringstream out;
-  {
-    cereal::BinaryOutputArchive ar(out);
-    if constexpr (sizeof...(T) > 0) ar(values...);
-  }
-  return std::move(out).str();
-}
+using serialize_rows::cereal_dump;
+using serialize_rows::closure_b;
+using serialize_rows::sixteen;
+ferry::function<int(int)> lambda_a() { return serialize_rows::lambda(); }
 
 // Keeps the optimizer from dropping a result.
 template <class T>
