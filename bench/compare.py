@@ -78,6 +78,10 @@ row("map, chunk size chosen by the map, 100k items", ferry.get("map_chunkauto_it
 row("64 MiB argument + result", ferry.get("large_gbps"), "GB/s", "memcpy of 64 MiB", ferry.get("memcpy_gbps"),
     lambda m, p: f"{m / p:.2f}x memcpy", ">= 2 GB/s")
 row("64 MiB argument + result", ferry.get("large_gbps"), "GB/s", "loky", loky.get("large_gbps"), faster_rate, "")
+row("1 GiB ferry::shared_buffer to a task and back, median", ferry.get("shared_1gib_roundtrip_us"), "us",
+    "submit(noop).get() median", ferry.get("roundtrip_median"), slower, "< 1000 us")
+row("1 GiB ferry::shared_buffer, effective rate", ferry.get("shared_gbps"), "GB/s", "loky, 64 MiB by value",
+    loky.get("large_gbps"), faster_rate, "")
 for method, target in (("spawn", "< 10 ms"), ("fork", "< 5 ms")):
     row(f"pool of 2 to first result, {method}", ferry.get(f"start_{method}_ms"), "ms", "loky cold start",
         loky.get("start_ms"), lambda m, p: f"{p / m:.0f}x faster", target)

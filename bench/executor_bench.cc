@@ -3,7 +3,7 @@
 // Executor measurements, one per mode; each prints JSON lines
 // {"name": ..., "value": ..., "unit": ...} for bench/compare.py.
 //
-//   executor_bench roundtrip|pingpong|throughput|large|memcpy|start|scaling [max workers]
+//   executor_bench roundtrip|pingpong|throughput|large|shared|memcpy|start|scaling [max workers]
 //
 // Run through scripts/bench.sh, which runs loky's side in the same run.
 #include <sys/socket.h>
@@ -139,6 +139,28 @@ void large() {
   emit("large_gbps", 2.0 * static_cast<double>(payload.size()) / median / 1e9, "GB/s");
 }
 
+// A 1 GiB ferry::shared_buffer to a task and back: the memory is the
+// caller's, touched once before; nothing is copied, so what is measured is
+// the passing of its descriptor and the mapping in each process.
+void shared() {
+  ferry::process_pool pool(options(1));
+  ferry::function<ferry::shared_buffer(ferry::shared_buffer)> echo = [](ferry::shared_buffer b) { return b; };
+  ferry::shared_buffer buffer(std::size_t{1} << 30);
+  std::memset(buffer.data(), 'p', buffer.size());
+  for (int i = 0; i < 20; ++i) pool.submit(echo, buffer).get();  // warm: the worker started, its heap grown
+  std::vector<double> s;
+  for (int i = 0; i < 200; ++i) {
+    const auto t = clock_type::now();
+    const ferry::shared_buffer back = pool.submit(echo, buffer).get();
+    s.push_back(seconds_since(t));
+    if (back.size() != buffer.size() || back.data()[12345] != std::byte{'p'}) std::abort();
+  }
+  const double median = percentile(s, 0.5);
+  emit("shared_1gib_roundtrip_us", median * 1e6, "us");
+  emit("shared_1gib_roundtrip_p99_us", percentile(s, 0.99) * 1e6, "us");
+  emit("shared_gbps", 2.0 * static_cast<double>(buffer.size()) / median / 1e9, "GB/s");
+}
+
 void memcpy_floor() {
   std::vector<char> a(64u << 20, 'a'), b(64u << 20, 'b');
   std::vector<double> s;
@@ -196,11 +218,12 @@ int main(int argc, char** argv) {
   else if (mode == "pingpong") pingpong();
   else if (mode == "throughput") throughput();
   else if (mode == "large") large();
+  else if (mode == "shared") shared();
   else if (mode == "memcpy") memcpy_floor();
   else if (mode == "start") start();
   else if (mode == "scaling") scaling(argc > 2 ? std::stoul(argv[2]) : 16);
   else {
-    std::cerr << "usage: " << argv[0] << " roundtrip|pingpong|throughput|large|memcpy|start|scaling [max]\n";
+    std::cerr << "usage: " << argv[0] << " roundtrip|pingpong|throughput|large|shared|memcpy|start|scaling [max]\n";
     return 2;
   }
   return 0;

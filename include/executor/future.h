@@ -37,7 +37,8 @@ inline constexpr from_task_t from_task{};
 
 template <class T>
 T decode_task_result(const future_state& state) {
-  return read_item<T>(result_items(state, 1).front());
+  const std::string_view item = result_items(state, 1).front();  // waits: the result is there after
+  return read_item<T>(item, result_attachments(state));
 }
 }  // namespace detail
 

@@ -101,13 +101,13 @@ class map_results {
         read_item<void>(items_[item]);
         return Item{current_->first_index + item};
       } else {
-        return Item{current_->first_index + item, read_item<R>(items_[item])};
+        return Item{current_->first_index + item, read_item<R>(items_[item], result_attachments(*current_->state))};
       }
     } else if constexpr (std::is_same_v<Item, std::monostate>) {
       read_item<void>(items_[item]);
       return {};
     } else {
-      return read_item<R>(items_[item]);
+      return read_item<R>(items_[item], result_attachments(*current_->state));
     }
   }
 

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -37,9 +38,21 @@
 
 namespace ferry {
 
+class output_archive;
+class input_archive;
+
 namespace detail {
 struct module_record;
 struct archive_access;
+class fd_list;
+
+// A pool's message: ferry::shared_buffer values written to `ar` pass their
+// memory as descriptors added to `fds` (which must outlive the archive's
+// use) rather than as bytes.
+inline void attach_to(output_archive& ar, fd_list* fds) noexcept;
+// The descriptors that came with the bytes `ar` reads; they must stay open
+// while it reads.
+inline void read_attached(input_archive& ar, std::span<const int> fds) noexcept;
 
 // A module named in a payload being read: where the bytes say it is, and
 // the loaded module once something needed it.
@@ -65,11 +78,15 @@ class output_archive : public cereal::OutputArchive<output_archive, cereal::Allo
 
  private:
   friend struct detail::archive_access;
+  friend void detail::attach_to(output_archive& ar, detail::fd_list* fds) noexcept;
   std::string& out_;
   std::vector<const detail::module_record*> modules_;  // named so far in this payload
   std::size_t depth_ = 0;  // nesting of ferry::function values being written
   bool needs_main_program_ = false;  // some code can only run from this executable
   bool listed_at_end_ = false;  // modules go in a directory after the value (frames)
+  // Where a ferry::shared_buffer passes its memory's descriptor instead of
+  // its bytes: set for a pool's messages only (detail::attach_to).
+  detail::fd_list* attachments_ = nullptr;
 };
 
 // Reads from bytes owned by the caller, who must keep them alive for the
@@ -125,6 +142,7 @@ class input_archive : public cereal::InputArchive<input_archive, cereal::AllowEm
 
  private:
   friend struct detail::archive_access;
+  friend void detail::read_attached(input_archive& ar, std::span<const int> fds) noexcept;
   const char* begin_;
   const char* pos_;
   const char* end_;
@@ -135,7 +153,16 @@ class input_archive : public cereal::InputArchive<input_archive, cereal::AllowEm
   // The source of these bytes vouches for the modules they name, which may
   // then be loaded from their recorded paths (detail::vouch_for_modules).
   bool vouched_ = false;
+  // The descriptors that came beside these bytes, which a ferry::shared_buffer
+  // in them may name (detail::read_attached).
+  std::span<const int> attachments_;
 };
+
+
+namespace detail {
+inline void attach_to(output_archive& ar, fd_list* fds) noexcept { ar.attachments_ = fds; }
+inline void read_attached(input_archive& ar, std::span<const int> fds) noexcept { ar.attachments_ = fds; }
+}  // namespace detail
 
 // cereal's hooks for the primitives; found by argument-dependent lookup.
 template <class T>

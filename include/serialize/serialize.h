@@ -16,6 +16,7 @@
 #include "serialize/inspect.h"
 #include "serialize/module_policy.h"
 #include "serialize/named.h"
+#include "serialize/shared_buffer.h"
 #include "serialize/signing_key.h"
 #include "serialize/std_types.h"
 #include "serialize/unordered.h"

@@ -28,14 +28,21 @@ std::exception_ptr refusal(const protocol::encoded_task& task, const pool_option
         " bytes exceeds pool_options::max_message_size (" + std::to_string(workers.max_message_size) +
         " bytes); nothing was sent"));
   }
+  if (task.attachments.size() > protocol::max_attachments) {
+    return std::make_exception_ptr(error(
+        "ferry: the task passes " + std::to_string(task.attachments.size()) +
+        " ferry::shared_buffer values, more than a message carries (" +
+        std::to_string(protocol::max_attachments) + "); pass fewer, or one larger buffer; nothing was sent"));
+  }
   return nullptr;
 }
 
 std::variant<protocol::encoded_task, std::shared_ptr<future_state>> admit(
-    const task_writer& task, std::uint32_t count, const pool_options& workers, bool list_modules) {
+    const task_writer& task, std::uint32_t count, const pool_options& workers, bool list_modules,
+    bool pass_buffers) {
   protocol::encoded_task encoded;
   try {
-    encoded = protocol::encode_task(task, count, list_modules);
+    encoded = protocol::encode_task(task, count, list_modules, pass_buffers);
   } catch (...) {
     return failed_state(current_as_serialization_error(serialization_error::phase::saving_task));
   }

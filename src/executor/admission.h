@@ -6,7 +6,9 @@
 //   - its code is in the main executable and its workers are plugin
 //     workers (ferry-worker), which cannot load another program:
 //     ferry::not_shippable_error;
-//   - its message exceeds pool_options::max_message_size: ferry::error.
+//   - its message exceeds pool_options::max_message_size: ferry::error;
+//   - it passes more than protocol::max_attachments shared buffers:
+//     ferry::error.
 #ifndef FERRY_SRC_EXECUTOR_ADMISSION_H_
 #define FERRY_SRC_EXECUTOR_ADMISSION_H_
 
@@ -26,7 +28,8 @@ namespace ferry::detail {
 // The task encoded (as protocol::encode_task), or a state already failed
 // with why `workers` could not run it.
 FERRY_INTERNAL_EXPORT std::variant<protocol::encoded_task, std::shared_ptr<future_state>> admit(
-    const task_writer& task, std::uint32_t count, const pool_options& workers, bool list_modules = false);
+    const task_writer& task, std::uint32_t count, const pool_options& workers, bool list_modules = false,
+    bool pass_buffers = false);
 
 // Why `workers` could not run a task already encoded; null when they can.
 FERRY_INTERNAL_EXPORT std::exception_ptr refusal(const protocol::encoded_task& task,

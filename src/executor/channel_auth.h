@@ -42,15 +42,16 @@ class channel_auth {
   // owns this object.
   channel_auth(std::string_view key, side me);
 
-  // Assigns the next sequence number of this side and the tag.
-  void sign(protocol::header& h, std::string_view body);
+  // Assigns the next sequence number of this side and the tag, over the
+  // body and `passed`: the identities of the descriptors passed beside it.
+  void sign(protocol::header& h, std::string_view body, std::string_view passed = {});
   // Throws authentication_failure unless h is the other side's next message
-  // and its tag matches the body.
-  void verify(const protocol::header& h, std::string_view body);
+  // and its tag matches the body and the passed descriptors' identities.
+  void verify(const protocol::header& h, std::string_view body, std::string_view passed = {});
 
  private:
   hmac_sha256::tag compute(unsigned char direction, const protocol::header& h,
-                           std::string_view body);
+                           std::string_view body, std::string_view passed);
 
   hmac_sha256 mac_;
   side me_;

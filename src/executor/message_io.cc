@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -14,7 +15,8 @@ namespace ferry::detail {
 namespace {
 
 using protocol::header_size;
-constexpr int max_fds_per_message = 4;
+// A shared-memory body's, then the attachments.
+constexpr std::size_t max_fds_per_message = 1 + protocol::max_attachments;
 
 class inline_body final : public message_body {
  public:
@@ -24,6 +26,26 @@ class inline_body final : public message_body {
  private:
   std::string bytes_;
 };
+
+// A body and the descriptors passed beside it.
+class attached_body final : public message_body {
+ public:
+  attached_body(std::shared_ptr<const message_body> body, fd_list fds)
+      : body_(std::move(body)), fds_(std::move(fds)) {}
+  std::string_view view() const noexcept override { return body_->view(); }
+  std::span<const int> attachments() const noexcept override { return fds_.view(); }
+
+ private:
+  std::shared_ptr<const message_body> body_;
+  fd_list fds_;
+};
+
+// What a message's tag covers of the descriptors passed with it.
+std::string identities(std::span<const int> fds) {
+  std::string out;
+  for (int fd : fds) out += file_identity(fd);
+  return out;
+}
 
 }  // namespace
 
@@ -43,22 +65,22 @@ void wait_writable(int fd) {
   }
 }
 
-// Sends all bytes of the iovecs, the first sendmsg carrying `pass_fd`.
-void send_all(int fd, iovec* iov, int iovcnt, int pass_fd) {
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  bool fd_sent = pass_fd < 0;
+// Sends all bytes of the iovecs, the first sendmsg carrying `pass`.
+void send_all(int fd, iovec* iov, int iovcnt, std::span<const int> pass) {
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * max_fds_per_message)];
+  bool fd_sent = pass.empty();
   while (iovcnt > 0) {
     msghdr msg{};
     msg.msg_iov = iov;
     msg.msg_iovlen = static_cast<std::size_t>(iovcnt);
     if (!fd_sent) {
       msg.msg_control = control;
-      msg.msg_controllen = sizeof control;
+      msg.msg_controllen = CMSG_SPACE(sizeof(int) * pass.size());
       cmsghdr* c = CMSG_FIRSTHDR(&msg);
       c->cmsg_level = SOL_SOCKET;
       c->cmsg_type = SCM_RIGHTS;
-      c->cmsg_len = CMSG_LEN(sizeof(int));
-      std::memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+      c->cmsg_len = CMSG_LEN(sizeof(int) * pass.size());
+      std::memcpy(CMSG_DATA(c), pass.data(), sizeof(int) * pass.size());
     }
     const ssize_t n = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
     if (n < 0) {
@@ -86,9 +108,10 @@ void send_all(int fd, iovec* iov, int iovcnt, int pass_fd) {
 // `authenticated` is the body, or the identity of the file holding it.
 protocol::header signed_header(channel_auth* auth, protocol::kind type, std::uint64_t id,
                                std::uint64_t length, std::string_view authenticated,
-                               std::uint8_t flags) {
+                               std::uint8_t flags, std::span<const int> attachments = {}) {
   protocol::header h = protocol::make_header(type, id, length, flags);
-  if (auth != nullptr) auth->sign(h, authenticated);
+  h.attachments = static_cast<std::uint16_t>(attachments.size());
+  if (auth != nullptr) auth->sign(h, authenticated, attachments.empty() ? std::string() : identities(attachments));
   return h;
 }
 
@@ -153,26 +176,45 @@ message_reader::fill_result message_reader::fill(int fd, bool nonblocking) {
 std::optional<message> message_reader::next() {
   if (buffer_.size() - consumed_ < header_size) return std::nullopt;
   const protocol::header h = protocol::read_header(buffer_.data() + consumed_, max_body_);
-  if ((h.flags & protocol::flag_shared_memory) != 0) {
-    if (fds_.empty()) throw protocol_error("shared-memory message without its descriptor");
-    const int fd = fds_.front();
-    fds_.pop_front();
+  const bool shared = (h.flags & protocol::flag_shared_memory) != 0;
+  if (!shared && buffer_.size() - consumed_ - header_size < h.length) return std::nullopt;
+  // The descriptors came with the header's first byte: all are here, in
+  // the order sent (the body's first), or the sender broke the protocol.
+  const std::size_t fd_count = (shared ? 1 : 0) + std::size_t{h.attachments};
+  if (fds_.size() < fd_count)
+    throw protocol_error("a message passes " + std::to_string(fd_count) + " descriptors but " +
+                         std::to_string(fds_.size()) + " came with it");
+  fd_list passed;
+  const int body_fd = shared ? fds_.front() : -1;
+  if (shared) fds_.pop_front();
+  try {
+    for (std::size_t i = 0; i < h.attachments; ++i) {
+      passed.push_back(fds_.front());
+      fds_.pop_front();
+    }
+  } catch (...) {
+    if (body_fd >= 0) ::close(body_fd);
+    throw;
+  }
+  const std::string passed_identities = passed.empty() ? std::string() : identities(passed.view());
+  std::shared_ptr<const message_body> body;
+  if (shared) {
     consumed_ += header_size;
     std::string identity;
-    auto body = map_sealed_memfd(fd, h.length, identity);
-    if (auth_ != nullptr) auth_->verify(h, identity);
-    return message{h, std::move(body)};
+    body = map_sealed_memfd(body_fd, h.length, identity);
+    if (auth_ != nullptr) auth_->verify(h, identity, passed_identities);
+  } else {
+    if (auth_ != nullptr)
+      auth_->verify(h, std::string_view(buffer_).substr(consumed_ + header_size, h.length), passed_identities);
+    body = std::make_shared<inline_body>(buffer_.substr(consumed_ + header_size, h.length));
+    consumed_ += header_size + h.length;
+    if (consumed_ > (1u << 20) && consumed_ * 2 > buffer_.size()) {
+      buffer_.erase(0, consumed_);
+      consumed_ = 0;
+    }
   }
-  if (buffer_.size() - consumed_ - header_size < h.length) return std::nullopt;
-  if (auth_ != nullptr)
-    auth_->verify(h, std::string_view(buffer_).substr(consumed_ + header_size, h.length));
-  std::string body = buffer_.substr(consumed_ + header_size, h.length);
-  consumed_ += header_size + h.length;
-  if (consumed_ > (1u << 20) && consumed_ * 2 > buffer_.size()) {
-    buffer_.erase(0, consumed_);
-    consumed_ = 0;
-  }
-  return message{h, std::make_shared<inline_body>(std::move(body))};
+  if (!passed.empty()) body = std::make_shared<attached_body>(std::move(body), std::move(passed));
+  return message{h, std::move(body)};
 }
 
 std::optional<message> message_reader::read_blocking(int fd) {
@@ -183,22 +225,28 @@ std::optional<message> message_reader::read_blocking(int fd) {
 }
 
 void write_message(int fd, channel_auth* auth, protocol::kind type, std::uint64_t id,
-                   std::string_view body, std::size_t shared_memory_threshold, std::uint8_t flags) {
+                   std::string_view body, std::size_t shared_memory_threshold, std::uint8_t flags,
+                   std::span<const int> attachments) {
+  if (attachments.size() > protocol::max_attachments)
+    throw protocol_error("a message cannot pass " + std::to_string(attachments.size()) + " descriptors");
   // Without shared memory (out of descriptors, a file size limit) a large
   // body goes inline too: every receiver accepts that up to the same maximum.
   const int mem = body.size() > shared_memory_threshold ? sealed_memfd(body) : -1;
   if (mem < 0) {
-    const protocol::header h = signed_header(auth, type, id, body.size(), body, flags);
+    const protocol::header h = signed_header(auth, type, id, body.size(), body, flags, attachments);
     iovec iov[2] = {{const_cast<protocol::header*>(&h), header_size},
                     {const_cast<char*>(body.data()), body.size()}};
-    send_all(fd, iov, body.empty() ? 1 : 2, -1);
+    send_all(fd, iov, body.empty() ? 1 : 2, attachments);
     return;
   }
   try {
     protocol::header h = signed_header(auth, type, id, body.size(), file_identity(mem),
-                                       flags | protocol::flag_shared_memory);
+                                       flags | protocol::flag_shared_memory, attachments);
+    int pass[max_fds_per_message];
+    pass[0] = mem;
+    std::copy(attachments.begin(), attachments.end(), pass + 1);
     iovec iov{&h, header_size};
-    send_all(fd, &iov, 1, mem);
+    send_all(fd, &iov, 1, std::span<const int>(pass, 1 + attachments.size()));
   } catch (...) {
     ::close(mem);
     throw;

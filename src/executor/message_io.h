@@ -15,6 +15,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,9 @@ class FERRY_INTERNAL_EXPORT message_body {
  public:
   virtual ~message_body();
   virtual std::string_view view() const noexcept = 0;
+  // The descriptors passed beside the body (protocol::max_attachments at
+  // most), open while the body lives: the memory of its shared buffers.
+  virtual std::span<const int> attachments() const noexcept { return {}; }
 };
 
 // A body holding `bytes` (one received from elsewhere: the MPI pool).
@@ -79,11 +83,13 @@ class message_reader {
 
 // Sends a message with this body, signed by `auth` unless it is null (the
 // hello only). A body larger than `shared_memory_threshold` goes through a
-// sealed memfd, or inline when none can be made. Blocks until sent (polling
-// if fd is non-blocking); throws protocol_error if the peer is gone.
+// sealed memfd, or inline when none can be made. `attachments` (at most
+// protocol::max_attachments) are passed with it, the receiver's copies
+// open as long as its message_body. Blocks until sent (polling if fd is
+// non-blocking); throws protocol_error if the peer is gone.
 void write_message(int fd, channel_auth* auth, protocol::kind type, std::uint64_t id,
                    std::string_view body, std::size_t shared_memory_threshold = SIZE_MAX,
-                   std::uint8_t flags = 0);
+                   std::uint8_t flags = 0, std::span<const int> attachments = {});
 
 // Appends an inline message with this body, signed by `auth`, to `out`:
 // messages so gathered leave in one write (write_gathered), one system call

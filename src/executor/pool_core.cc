@@ -83,21 +83,25 @@ pool_core::~pool_core() {
 }
 
 std::shared_ptr<future_state> pool_core::submit_task(const task_writer& task, std::uint32_t count) {
-  auto admitted = admit(task, count, options_);
+  // Shared buffers pass as descriptors to this pool's own workers; an MPI
+  // agent's pool (driver::caller) is given bodies already written.
+  auto admitted = admit(task, count, options_, false, driver_ == driver::own_thread);
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&admitted)) return *failed;
-  return enqueue(std::get<protocol::encoded_task>(std::move(admitted)).body, task.timeout(), count, task.name());
+  auto& encoded = std::get<protocol::encoded_task>(admitted);
+  return enqueue(std::move(encoded.body), std::move(encoded.attachments), task.timeout(), count, task.name());
 }
 
 std::shared_ptr<future_state> pool_core::submit_body(std::string body,
                                                      std::optional<std::chrono::milliseconds> timeout) {
   // Its sender (rank 0 of an MPI pool) admitted it for these workers
   // already; the size is checked again, as this pool's limit is what holds.
-  protocol::encoded_task task{std::move(body), false, {}};
+  protocol::encoded_task task;
+  task.body = std::move(body);
   if (std::exception_ptr why = refusal(task, options_)) return failed_state(why);
-  return enqueue(std::move(task.body), timeout);
+  return enqueue(std::move(task.body), {}, timeout);
 }
 
-std::shared_ptr<future_state> pool_core::enqueue(std::string body,
+std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attachments,
                                                  std::optional<std::chrono::milliseconds> timeout,
                                                  std::uint32_t items, std::string_view name) {
   auto state = make_future_state();
@@ -110,7 +114,8 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body,
     // Told before the manager can see the task, so that no started event
     // comes first (an observer must not call the pool, so the lock is safe).
     tell_task(observer(), task_event::kind::submitted, {.id = id, .items = items, .name = name});
-    intake_.pending.push_back({id, std::move(body), state, false, timeout, items, std::string(name)});
+    intake_.pending.push_back(
+        {id, std::move(body), std::move(attachments), state, false, timeout, items, std::string(name)});
   }
   // A queue already longer than the pool has had its wake-ups: the manager
   // takes everything queued when it dispatches (starting a worker for each
@@ -312,7 +317,7 @@ void pool_core::dispatch() {
         // Full and all busy: queue behind the least loaded running task. (No
         // worker at all: a start is waiting for its retry time.)
         const std::size_t size = intake_.pending.front().body.size();
-        if (size <= max_pipelined_inline && size <= options_.shared_memory_threshold) {
+        if (size <= max_pipelined_inline && !intake_.pending.front().goes_alone(options_.shared_memory_threshold)) {
           idle = std::min_element(workers_.begin(), workers_.end(), [](const auto& a, const auto& b) {
             return a->in_flight().size() < b->in_flight().size();
           });
@@ -335,16 +340,18 @@ void pool_core::dispatch() {
       t.started = true;
       lock.unlock();
       worker_slot& w = **idle;
-      // A message through shared memory carries its descriptor: what waits
-      // for this worker goes first.
-      if (t.body.size() > options_.shared_memory_threshold && w.has_output() && flush_to(w, started)) {
+      // A message that goes alone carries descriptors: what waits for this
+      // worker goes first.
+      if (t.goes_alone(options_.shared_memory_threshold) && w.has_output() && flush_to(w, started)) {
         lock.lock();
         intake_.pending.push_front(std::move(t));  // with those given back, for another worker
         continue;
       }
       const std::uint64_t id = t.id;
       const bool runs_at_once = w.in_flight().empty();
-      std::optional<pool_task> unsent = w.send_task(std::move(t), options_.shared_memory_threshold);
+      std::optional<pool_task> unsent = w.send_task(
+          std::move(t), options_.shared_memory_threshold,
+          driver_ == driver::own_thread ? protocol::flag_pass_buffers : std::uint8_t{0});
       if (!unsent) {
         if (runs_at_once) started.emplace_back(&w, id);
         if (w.has_output() && std::find(sent_to.begin(), sent_to.end(), &w) == sent_to.end())

@@ -83,7 +83,8 @@ class pool_core final : public local_pool {
   using clock = std::chrono::steady_clock;
 
   // Queues an admitted task.
-  std::shared_ptr<future_state> enqueue(std::string body, std::optional<std::chrono::milliseconds> timeout,
+  std::shared_ptr<future_state> enqueue(std::string body, fd_list attachments,
+                                        std::optional<std::chrono::milliseconds> timeout,
                                         std::uint32_t items = 1, std::string_view name = {});
   // The events of a task a worker holds (task_events.h).
   void tell(task_event::kind what, const worker_slot& w, const pool_task& t, bool threw = false,

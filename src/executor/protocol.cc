@@ -22,6 +22,9 @@ header read_header(const char* bytes, std::uint64_t max_body) {
   if (h.length > max_body)
     throw protocol_error("message of " + std::to_string(h.length) +
                          " bytes is larger than the maximum of " + std::to_string(max_body));
+  if (h.attachments > max_attachments)
+    throw protocol_error("message passes " + std::to_string(h.attachments) +
+                         " descriptors, more than the maximum of " + std::to_string(max_attachments));
   return h;
 }
 
@@ -70,9 +73,11 @@ function<void()> hello_reader::initializer() {
 
 // --- task -----------------------------------------------------------------
 
-encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules) {
+encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules,
+                         bool pass_buffers) {
   encoded_task out;
   output_archive ar(out.body);
+  if (pass_buffers) attach_to(ar, &out.attachments);
   task.write_function(ar);
   ar(count);
   task.write_arguments(ar);
@@ -129,7 +134,10 @@ std::string encode_whole_failure(const exception_record& record) {
   return body;
 }
 
-result_writer::result_writer(std::uint32_t count) : body_(1, '\0'), ar_(body_) { ar_(count); }
+result_writer::result_writer(std::uint32_t count, fd_list* attachments) : body_(1, '\0'), ar_(body_) {
+  attach_to(ar_, attachments);
+  ar_(count);
+}
 
 output_archive& result_writer::begin_value() {
   item_at_ = body_.size();

@@ -34,6 +34,7 @@
 #include "serialize/archive.h"
 #include "serialize/error.h"
 #include "serialize/function.h"
+#include "serialize/internal/fd_list.h"
 #include "serialize/internal/registry.h"
 #include "serialize/payload_code.h"
 
@@ -63,12 +64,19 @@ enum class kind : std::uint8_t {
 inline constexpr std::uint8_t flag_shared_memory = 1;
 // On a result: the worker exits after it (it went over its memory limit).
 inline constexpr std::uint8_t flag_retiring = 2;
+// On a task: its result may pass shared buffers as descriptors. A pool whose
+// results go on as bytes (an MPI agent's) leaves it off, and gets their
+// bytes.
+inline constexpr std::uint8_t flag_pass_buffers = 4;
+
+// The most descriptors of ferry::shared_buffer values one message passes.
+inline constexpr std::size_t max_attachments = 64;
 
 struct header {
   std::uint32_t magic;
   kind type;
   std::uint8_t flags;
-  std::uint16_t reserved;
+  std::uint16_t attachments;  // descriptors passed beside the body (shared buffers)
   std::uint64_t id;        // task id; 0 for others
   std::uint64_t length;    // body bytes
   std::uint64_t sequence;  // of this direction's authenticated messages
@@ -156,13 +164,17 @@ class hello_reader {
 
 struct encoded_task {
   std::string body;
-  bool names_main_program;  // code in the pool's executable, which plugin workers lack
+  bool names_main_program = false;  // code in the pool's executable, which plugin workers lack
   std::vector<module_file> modules;  // with list_modules: every module the body names
+  fd_list attachments;  // with pass_buffers: the shared buffers' memory, in the body's order
 };
 // `list_modules`: fill encoded_task::modules (the MPI pool's ship_modules),
-// which costs a copy of each path per task. Throws whatever writing the
-// function or the arguments throws.
-encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules = false);
+// which costs a copy of each path per task. `pass_buffers`: shared buffers
+// go as descriptors in encoded_task::attachments, not as bytes (a process
+// pool's tasks). Throws whatever writing the function or the arguments
+// throws.
+encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules = false,
+                         bool pass_buffers = false);
 
 struct task_head {
   callable_ref<const callable_any> function;  // never null
@@ -215,7 +227,9 @@ std::string encode_whole_failure(const exception_record& record);
 // Writes a result item by item.
 class result_writer {
  public:
-  explicit result_writer(std::uint32_t count);
+  // `attachments`: where shared buffers in the values pass their memory
+  // (the task had flag_pass_buffers), or null: they go as bytes.
+  explicit result_writer(std::uint32_t count, fd_list* attachments = nullptr);
   result_writer(const result_writer&) = delete;
   result_writer& operator=(const result_writer&) = delete;
 

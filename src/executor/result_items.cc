@@ -15,6 +15,12 @@ std::vector<std::string_view> result_items(const future_state& state, std::uint3
   return std::move(r.items);
 }
 
+std::span<const int> result_attachments(const future_state& state) {
+  const std::shared_ptr<const message_body> body = state.result();
+  // The state holds the body as long as it lives.
+  return body ? body->attachments() : std::span<const int>();
+}
+
 const void* local_result(const future_state& state) {
   state.wait();
   if (std::exception_ptr e = state.error()) std::rethrow_exception(e);

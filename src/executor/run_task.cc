@@ -10,11 +10,12 @@
 
 namespace ferry::detail {
 
-std::string run_task(std::string_view body) {
+std::string run_task(std::string_view body, std::span<const int> passed, fd_list* result_attachments) {
   std::optional<input_archive> in;
   protocol::task_head task{};
   try {
     in.emplace(body);
+    read_attached(*in, passed);
     // The message verified under the pool's key: the parent made it, and
     // the modules it names are the parent's own.
     vouch_for_modules(*in);
@@ -26,7 +27,7 @@ std::string run_task(std::string_view body) {
   // Reading the task may have loaded its module: a crash report must know
   // it to name the task's frames.
   note_loaded_modules();
-  protocol::result_writer result(task.count);
+  protocol::result_writer result(task.count, result_attachments);
   // Once an item's arguments cannot be read, the following items cannot be
   // found in the stream: they fail with the same error.
   bool unreadable = false;

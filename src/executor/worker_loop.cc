@@ -82,8 +82,19 @@ int worker_loop(int fd) {
       if (m->header.type != protocol::kind::task) return 2;
       const std::uint64_t id = m->header.id;
       watch.task_started();
-      const std::string result = run_task(m->body->view());
+      fd_list passed;
+      const bool pass_buffers = (m->header.flags & protocol::flag_pass_buffers) != 0;
+      std::string result = run_task(m->body->view(), m->body->attachments(),
+                                    pass_buffers ? &passed : nullptr);
       watch.task_finished();
+      if (passed.size() > protocol::max_attachments) {
+        passed.clear();
+        result = protocol::encode_whole_failure(
+            {protocol::exception_kind::serialization, "ferry::error",
+             "ferry: the task's result passes more than " + std::to_string(protocol::max_attachments) +
+                 " ferry::shared_buffer values; return fewer, or one larger buffer",
+             serialization_error::phase::saving_result});
+      }
       // What the task printed goes out before its result, so that the pool
       // reads it as the task's.
       std::fflush(stdout);
@@ -91,7 +102,7 @@ int worker_loop(int fd) {
       m.reset();  // unmap the arguments before the result is written
       const bool retiring = memory_limit != 0 && resident_bytes() > memory_limit;
       write_message(fd, &*auth, protocol::kind::result, id, result, shared_memory_threshold,
-                    retiring ? protocol::flag_retiring : 0);
+                    retiring ? protocol::flag_retiring : 0, passed.view());
       if (retiring) return 0;
     }
   } catch (const protocol_error& e) {

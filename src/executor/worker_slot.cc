@@ -60,13 +60,15 @@ void worker_slot::send_hello(const std::string& body, std::size_t shared_memory_
   write_message(socket_, nullptr, protocol::kind::hello, 0, body, shared_memory_threshold);
 }
 
-std::optional<pool_task> worker_slot::send_task(pool_task t, std::size_t shared_memory_threshold) {
-  if (t.body.size() <= shared_memory_threshold) {
-    append_message(output_, &auth_, protocol::kind::task, t.id, t.body);
+std::optional<pool_task> worker_slot::send_task(pool_task t, std::size_t shared_memory_threshold,
+                                                std::uint8_t flags) {
+  if (!t.goes_alone(shared_memory_threshold)) {
+    append_message(output_, &auth_, protocol::kind::task, t.id, t.body, flags);
     output_ends_.push_back(output_.size());
   } else {
     try {
-      write_message(socket_, &auth_, protocol::kind::task, t.id, t.body, shared_memory_threshold);
+      write_message(socket_, &auth_, protocol::kind::task, t.id, t.body, shared_memory_threshold, flags,
+                    t.attachments.view());
     } catch (const protocol_error&) {
       // The write failed before its last byte (a message with shared memory
       // goes in one sendmsg, all or nothing), and a worker runs only a whole
@@ -86,7 +88,7 @@ std::optional<pool_task> worker_slot::send_task(pool_task t, std::size_t shared_
   phase_ = phase::busy;
   ++tasks_sent_;
   in_flight_.push_back(std::move(t));
-  if (output_.empty()) in_flight_.front().body = std::string();  // sent; running needs no body
+  if (output_.empty()) in_flight_.front().forget_message();  // sent; running needs neither
   return std::nullopt;
 }
 
@@ -115,7 +117,7 @@ std::vector<pool_task> worker_slot::flush() {
   // A task that runs at once no longer needs its body; one queued behind
   // another keeps it until it starts, to be sent elsewhere if the worker
   // dies first.
-  if (!in_flight_.empty()) in_flight_.front().body = std::string();
+  if (!in_flight_.empty()) in_flight_.front().forget_message();
   return unsent;
 }
 

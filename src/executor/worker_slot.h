@@ -29,6 +29,7 @@
 #include "executor/output_lines.h"
 #include "executor/start_retry.h"
 #include "executor/worker_exit.h"
+#include "serialize/internal/fd_list.h"
 
 namespace ferry::detail {
 
@@ -36,6 +37,7 @@ namespace ferry::detail {
 struct pool_task {
   std::uint64_t id;
   std::string body;  // kept until the task runs, while it may be sent elsewhere
+  fd_list attachments;  // its shared buffers' memory, kept as the body is
   std::shared_ptr<future_state> state;
   bool started = false;  // state->start() done: requeued after its worker died unstarted
   std::optional<std::chrono::milliseconds> timeout;  // its own; else the pool's
@@ -43,6 +45,17 @@ struct pool_task {
   std::uint32_t items = 1;
   std::string name;
   std::chrono::steady_clock::time_point running_since{};  // set when a worker begins it
+
+  // Whether its message is written on its own, not in a batch: its body is
+  // in shared memory, or it passes descriptors.
+  bool goes_alone(std::size_t shared_memory_threshold) const {
+    return body.size() > shared_memory_threshold || !attachments.empty();
+  }
+  // Once it runs: it will not be sent again.
+  void forget_message() {
+    body = std::string();
+    attachments.clear();
+  }
 };
 
 class worker_slot {
@@ -111,14 +124,14 @@ class worker_slot {
   // Throws what write_message throws.
   void send_hello(const std::string& body, std::size_t shared_memory_threshold);
   // Keeps t in flight (running at once if the worker was idle: its
-  // running_since is set then). An inline message waits in the worker's
-  // output until flush(), so that a batch leaves in one write; one through
-  // shared memory (larger than shared_memory_threshold) is written at once,
-  // and only when nothing waits (flush first). If that write
+  // running_since is set then), its message with these header `flags`. An
+  // inline message waits in the worker's output until flush(), so that a
+  // batch leaves in one write; one that goes alone (pool_task::goes_alone)
+  // is written at once, and only when nothing waits (flush first). If that write
   // fails, t never ran: it is given back, for the caller to send elsewhere,
   // and the worker's channel is closed (the worker is no longer offered
   // tasks). Until flush(), every task in flight keeps its body.
-  std::optional<pool_task> send_task(pool_task t, std::size_t shared_memory_threshold);
+  std::optional<pool_task> send_task(pool_task t, std::size_t shared_memory_threshold, std::uint8_t flags);
   bool has_output() const { return !output_.empty(); }
   // Writes what send_task queued, in one write. Returns the tasks whose
   // messages did not leave whole, in order: they never ran, and go to

@@ -25,6 +25,9 @@ struct archive_access {
   static bool& listed_at_end(output_archive& ar) { return ar.listed_at_end_; }
   static bool& listed_at_end(input_archive& ar) { return ar.listed_at_end_; }
   static std::string& out(output_archive& ar) { return ar.out_; }
+  // Where shared buffers' descriptors go, or null: their bytes go inline.
+  static fd_list* attachments(output_archive& ar) { return ar.attachments_; }
+  static std::span<const int> attachments(input_archive& ar) { return ar.attachments_; }
   // The bytes not yet read; a directory at their end is cut off by
   // setting `end`.
   static const char*& end(input_archive& ar) { return ar.end_; }

@@ -18,9 +18,11 @@
 #include <vector>
 
 #include "executor/message_io.h"
+#include "executor/shared_memory_linux.h"
 
 using ferry::detail::authentication_failure;
 using ferry::detail::channel_auth;
+using ferry::detail::file_identity;
 using ferry::detail::message_reader;
 using ferry::detail::protocol_error;
 using ferry::detail::write_message;
@@ -266,6 +268,50 @@ TEST(MessageIo, SharedMemoryFlagWithoutDescriptor) {
   EXPECT_THROW((void)r.read_blocking(s.b), protocol_error);
 }
 
+// Descriptors passed beside a body (shared buffers): they arrive with their
+// message, in order, and a count the descriptors do not match is refused.
+TEST(MessageIo, PassedDescriptorsArriveWithTheirMessageInOrder) {
+  socket_pair s;
+  const int first = sealed_memfd("one");
+  const int second = sealed_memfd("two, longer");
+  const int passed[2] = {first, second};
+  write_message(s.a, nullptr, protocol::kind::task, 1, "before", SIZE_MAX, 0, {});
+  write_message(s.a, nullptr, protocol::kind::task, 2, "with two", SIZE_MAX, 0, passed);
+  write_message(s.a, nullptr, protocol::kind::task, 3, std::string(8192, 'b'), 1024, 0, passed);
+  message_reader r(1u << 20);
+  auto plain = r.read_blocking(s.b);
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(plain->body->attachments().empty());
+  for (std::uint64_t id : {2, 3}) {
+    auto m = r.read_blocking(s.b);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->header.id, id);
+    ASSERT_EQ(m->body->attachments().size(), 2u);
+    for (int i = 0; i < 2; ++i)
+      EXPECT_EQ(file_identity(m->body->attachments()[i]), file_identity(passed[i])) << id << " " << i;
+  }
+  ::close(first);
+  ::close(second);
+}
+
+TEST(MessageIo, AnAttachmentCountWithoutItsDescriptorsIsRefused) {
+  socket_pair s;
+  protocol::header h{protocol::magic, protocol::kind::task, 0, 2, 1, 0, 0, {}};
+  ASSERT_EQ(::write(s.a, &h, sizeof h), static_cast<ssize_t>(sizeof h));
+  message_reader r(1024);
+  try {
+    (void)r.read_blocking(s.b);
+    FAIL() << "expected protocol_error";
+  } catch (const protocol_error& e) {
+    EXPECT_NE(std::string(e.what()).find("passes 2 descriptors but 0 came"), std::string::npos) << e.what();
+  }
+  socket_pair t;
+  h.attachments = protocol::max_attachments + 1;
+  ASSERT_EQ(::write(t.a, &h, sizeof h), static_cast<ssize_t>(sizeof h));
+  message_reader r2(1024);
+  EXPECT_THROW((void)r2.read_blocking(t.b), protocol_error);
+}
+
 // Authentication (channel_auth.h): each way a message can be forged, changed,
 // replayed, reordered or reflected is refused.
 namespace {
@@ -358,6 +404,38 @@ TEST(MessageAuth, SharedMemoryBodySwappedForAnotherFileIsRejected) {
   auto f = r.read_blocking(s.b);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->body->view(), body);
+}
+
+// A passed descriptor is bound by its file's identity too: the genuine
+// header with another file of the same content is refused.
+TEST(MessageAuth, PassedDescriptorSwappedForAnotherFileIsRejected) {
+  channel_auth pool(key_a, channel_auth::side::pool);
+  const int genuine_sent = sealed_memfd("buffer");
+  socket_pair capture;
+  write_message(capture.a, &pool, protocol::kind::task, 4, {}, SIZE_MAX, 0, std::span<const int>(&genuine_sent, 1));
+  ::close(genuine_sent);
+  auto [h, genuine] = receive_header_and_descriptor(capture.b);
+  ASSERT_GE(genuine, 0);
+  ASSERT_EQ(h.attachments, 1);
+  {
+    socket_pair s;
+    const int impostor = sealed_memfd("buffer");
+    send_header_and_descriptor(s.a, h, impostor);
+    ::close(impostor);
+    channel_auth worker(key_a, channel_auth::side::worker);
+    message_reader r(1u << 20);
+    r.authenticate_with(&worker);
+    EXPECT_THROW((void)r.read_blocking(s.b), authentication_failure);
+  }
+  socket_pair s;
+  send_header_and_descriptor(s.a, h, genuine);
+  ::close(genuine);
+  channel_auth worker(key_a, channel_auth::side::worker);
+  message_reader r(1u << 20);
+  r.authenticate_with(&worker);
+  auto f = r.read_blocking(s.b);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->body->attachments().size(), 1u);
 }
 
 TEST(MessageAuth, EveryChangedByteIsRejected) {

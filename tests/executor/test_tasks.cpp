@@ -13,6 +13,7 @@
 #include <csignal>
 #include <fstream>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <thread>
@@ -322,6 +323,10 @@ ferry::function<int()> throw_nested() {
   };
 }
 
+ferry::function<std::size_t(std::vector<ferry::shared_buffer>)> count_buffers() {
+  return [](std::vector<ferry::shared_buffer> v) { return v.size(); };
+}
+
 }  // namespace test_tasks
 
 namespace test_tasks {
@@ -406,6 +411,40 @@ ferry::function<std::string(std::size_t)> make_string_without_shared_memory() {
     const rlimit none{0, RLIM_INFINITY};
     ::setrlimit(RLIMIT_FSIZE, &none);
     return std::string(n, 'x');
+  };
+}
+
+ferry::function<std::uint64_t(ferry::shared_buffer, int)> fill_buffer() {
+  return [](ferry::shared_buffer b, int value) {
+    std::uint64_t sum = 0;
+    for (std::byte& x : b.bytes()) {
+      sum += static_cast<std::uint8_t>(x);
+      x = static_cast<std::byte>(value);
+    }
+    return sum;
+  };
+}
+
+ferry::function<ferry::shared_buffer(ferry::shared_buffer)> echo_buffer() {
+  return [](ferry::shared_buffer b) { return b; };
+}
+
+ferry::function<std::vector<ferry::shared_buffer>(std::size_t, std::size_t)> make_buffers() {
+  return [](std::size_t count, std::size_t size) {
+    std::vector<ferry::shared_buffer> out;
+    for (std::size_t i = 0; i < count; ++i) {
+      ferry::shared_buffer b(size);
+      std::memset(b.data(), static_cast<int>(i + 1), size);
+      out.push_back(std::move(b));
+    }
+    return out;
+  };
+}
+
+ferry::function<int(ferry::shared_buffer)> fill_then_crash() {
+  return [](ferry::shared_buffer b) -> int {
+    std::memset(b.data(), 0xAB, b.size());
+    std::abort();
   };
 }
 

@@ -5,11 +5,14 @@
 #ifndef FERRY_TESTS_EXECUTOR_TEST_TASKS_H_
 #define FERRY_TESTS_EXECUTOR_TEST_TASKS_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include <serialize/closure.h>
 #include <serialize/function.h>
+#include <serialize/shared_buffer.h>
 
 namespace test_tasks {
 
@@ -94,6 +97,16 @@ ferry::function<std::string()> shell_descriptors();
 ferry::function<std::string()> spawn_lingering();
 // make_string in a worker that cannot use shared memory (RLIMIT_FSIZE 0).
 ferry::function<std::string(std::size_t)> make_string_without_shared_memory();
+// Shared buffers (docs/api/shared_buffer.md): fill_buffer sets every byte
+// to `value` and returns the sum of the bytes it found; echo_buffer returns
+// its argument; make_buffers returns `count` new buffers of `size` bytes,
+// each filled with its index + 1; fill_then_crash fills with 0xAB, then
+// aborts; count_buffers returns how many it was given.
+ferry::function<std::uint64_t(ferry::shared_buffer, int)> fill_buffer();
+ferry::function<ferry::shared_buffer(ferry::shared_buffer)> echo_buffer();
+ferry::function<std::vector<ferry::shared_buffer>(std::size_t, std::size_t)> make_buffers();
+ferry::function<int(ferry::shared_buffer)> fill_then_crash();
+ferry::function<std::size_t(std::vector<ferry::shared_buffer>)> count_buffers();
 
 }  // namespace test_tasks
 

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -389,6 +390,21 @@ TEST(MpiPool, FiftyMebibyteArgumentsAndResultsTravelInPieces) {
   const std::string s = get_within(made);
   EXPECT_EQ(s.size(), n);
   EXPECT_EQ(s.find_first_not_of('x'), std::string::npos);
+}
+
+// MPI carries bytes, not descriptors: a shared buffer crosses by value,
+// both ways, and the task's writes reach the caller only through its result.
+TEST(MpiPool, SharedBuffersTravelByValue) {
+  ferry::mpi_pool pool(options());
+  ferry::shared_buffer b(1 << 20);
+  std::memset(b.data(), 2, b.size());
+  auto filled = pool.submit(test_tasks::fill_buffer(), b, 7);
+  EXPECT_EQ(get_within(filled), 2u * b.size());
+  EXPECT_EQ(b.data()[0], std::byte{2});  // the worker wrote its own copy
+  auto made = pool.submit(test_tasks::make_buffers(), std::size_t{2}, std::size_t{4096});
+  const std::vector<ferry::shared_buffer> got = get_within(made);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].data()[4095], std::byte{2});
 }
 
 TEST(MpiPool, ShutdownWithWorkQueuedCancelsWhatWasNotSent) {

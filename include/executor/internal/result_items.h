@@ -5,6 +5,7 @@
 #define FERRY_EXECUTOR_INTERNAL_RESULT_ITEMS_H_
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -21,6 +22,10 @@ namespace ferry::detail {
 // `expected` items.
 FERRY_EXECUTOR_EXPORT std::vector<std::string_view> result_items(const future_state& state,
                                                         std::uint32_t expected);
+
+// The descriptors that came with a task's result (the memory of its shared
+// buffers), once result_items returned; open as long as the state.
+FERRY_EXECUTOR_EXPORT std::span<const int> result_attachments(const future_state& state);
 
 // Waits for a state made in this process and rethrows its error; then the
 // value a continuation, a coroutine or when_all/when_any gave it
@@ -39,13 +44,15 @@ FERRY_EXECUTOR_EXPORT std::string_view item_value(std::string_view item);
 // phase loading_result (call inside a catch block).
 [[noreturn]] FERRY_EXECUTOR_EXPORT void throw_as_loading_result_error();
 
+// `attachments`: result_attachments of the item's state.
 template <class T>
-T read_item(std::string_view item) {
+T read_item(std::string_view item, std::span<const int> attachments = {}) {
   const std::string_view bytes = item_value(item);
   if constexpr (!std::is_void_v<T>) {
     T value{};
     try {
       input_archive ar(bytes);
+      read_attached(ar, attachments);
       ar(value);
     } catch (...) {
       throw_as_loading_result_error();
