@@ -16,6 +16,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -86,11 +87,13 @@ class map_results {
  private:
   bool advance() {
     items_.clear();
+    attachments_ = {};
     current_.reset();
     std::optional<map_window::finished> next = window_->next();
     if (!next) return false;
     current_ = std::move(next);
     items_ = result_items(*current_->state, current_->count);
+    attachments_ = result_attachments(*current_->state);
     return true;
   }
 
@@ -101,13 +104,13 @@ class map_results {
         read_item<void>(items_[item]);
         return Item{current_->first_index + item};
       } else {
-        return Item{current_->first_index + item, read_item<R>(items_[item], result_attachments(*current_->state))};
+        return Item{current_->first_index + item, read_item<R>(items_[item], attachments_)};
       }
     } else if constexpr (std::is_same_v<Item, std::monostate>) {
       read_item<void>(items_[item]);
       return {};
     } else {
-      return read_item<R>(items_[item], result_attachments(*current_->state));
+      return read_item<R>(items_[item], attachments_);
     }
   }
 
@@ -125,6 +128,7 @@ class map_results {
   std::unique_ptr<map_window> window_;
   std::optional<map_window::finished> current_;
   std::vector<std::string_view> items_;  // of current_, which keeps them alive
+  std::span<const int> attachments_;     // likewise
 };
 
 }  // namespace detail
