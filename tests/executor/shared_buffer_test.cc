@@ -130,3 +130,13 @@ TEST_F(Executor, AResultPassingMoreBuffersThanAMessageCarriesFailsItsFutureOnly)
   expect_message(e, "more than 64");
   ferry_test::expect_pool_serves(pool);
 }
+
+// docs/api/shared_buffer.md: a forked worker is a copy of the pool's process,
+// buffers included; spawned and plugin workers start with none.
+TEST_F(Executor, OnlyAForkedWorkerInheritsTheBuffersAliveWhenItStarted) {
+  ferry::shared_buffer before(1 << 16);
+  ferry::process_pool pool(options(1));
+  const int pid = ferry_test::start_one_worker(pool);
+  const std::size_t inherited = buffer_mappings(std::to_string(pid));
+  EXPECT_EQ(inherited, ferry_test::method() == ferry::start_method::fork ? 1u : 0u);
+}

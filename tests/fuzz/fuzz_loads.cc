@@ -30,6 +30,10 @@ std::vector<std::string> valid_frames() {
   ferry::function<int(int)> inner = [](int x) { return x; };
   out.push_back(ferry::dumps(ferry::function<int(int)>(
       ferry::closure([](const ferry::function<int(int)>& f, int x) { return f(x); }, inner))));
+  // A shared buffer, written by value (its encoding byte and length).
+  ferry::shared_buffer buffer(100);
+  out.push_back(ferry::dumps(ferry::function<int(int)>(ferry::closure(
+      [](const ferry::shared_buffer& b, int x) { return x + static_cast<int>(b.size()); }, buffer))));
   return out;
 }
 
