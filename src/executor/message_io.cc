@@ -65,10 +65,13 @@ void wait_writable(int fd) {
   }
 }
 
-// Sends all bytes of the iovecs, the first sendmsg carrying `pass`.
-void send_all(int fd, iovec* iov, int iovcnt, std::span<const int> pass) {
+// Sends the bytes of the iovecs, the first sendmsg carrying `pass`,
+// blocking (polling if fd is non-blocking) until all are sent or the peer is
+// gone. Returns how many bytes left; fewer than all: errno says why.
+std::size_t send_all(int fd, iovec* iov, int iovcnt, std::span<const int> pass) noexcept {
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * max_fds_per_message)];
   bool fd_sent = pass.empty();
+  std::size_t sent = 0;
   while (iovcnt > 0) {
     msghdr msg{};
     msg.msg_iov = iov;
@@ -89,9 +92,10 @@ void send_all(int fd, iovec* iov, int iovcnt, std::span<const int> pass) {
         wait_writable(fd);
         continue;
       }
-      throw_errno("sending a message");
+      return sent;
     }
     fd_sent = true;
+    sent += static_cast<std::size_t>(n);
     auto left = static_cast<std::size_t>(n);
     while (iovcnt > 0 && left >= iov->iov_len) {
       left -= iov->iov_len;
@@ -103,6 +107,14 @@ void send_all(int fd, iovec* iov, int iovcnt, std::span<const int> pass) {
       iov->iov_len -= left;
     }
   }
+  return sent;
+}
+
+// send_all for a whole message: throws protocol_error if the peer is gone.
+void send_message(int fd, iovec* iov, int iovcnt, std::span<const int> pass) {
+  std::size_t total = 0;
+  for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+  if (send_all(fd, iov, iovcnt, pass) != total) throw_errno("sending a message");
 }
 
 // `authenticated` is the body, or the identity of the file holding it.
@@ -236,7 +248,7 @@ void write_message(int fd, channel_auth* auth, protocol::kind type, std::uint64_
     const protocol::header h = signed_header(auth, type, id, body.size(), body, flags, attachments);
     iovec iov[2] = {{const_cast<protocol::header*>(&h), header_size},
                     {const_cast<char*>(body.data()), body.size()}};
-    send_all(fd, iov, body.empty() ? 1 : 2, attachments);
+    send_message(fd, iov, body.empty() ? 1 : 2, attachments);
     return;
   }
   try {
@@ -246,7 +258,7 @@ void write_message(int fd, channel_auth* auth, protocol::kind type, std::uint64_
     pass[0] = mem;
     std::copy(attachments.begin(), attachments.end(), pass + 1);
     iovec iov{&h, header_size};
-    send_all(fd, &iov, 1, std::span<const int>(pass, 1 + attachments.size()));
+    send_message(fd, &iov, 1, std::span<const int>(pass, 1 + attachments.size()));
   } catch (...) {
     ::close(mem);
     throw;
@@ -262,20 +274,8 @@ void append_message(std::string& out, channel_auth* auth, protocol::kind type, s
 }
 
 std::size_t write_gathered(int fd, std::string_view bytes) noexcept {
-  std::size_t sent = 0;
-  while (sent < bytes.size()) {
-    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        wait_writable(fd);
-        continue;
-      }
-      return sent;
-    }
-    sent += static_cast<std::size_t>(n);
-  }
-  return sent;
+  iovec iov{const_cast<char*>(bytes.data()), bytes.size()};
+  return bytes.empty() ? 0 : send_all(fd, &iov, 1, {});
 }
 
 }  // namespace ferry::detail
