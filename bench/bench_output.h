@@ -4,6 +4,8 @@
 #ifndef FERRY_BENCH_BENCH_OUTPUT_H_
 #define FERRY_BENCH_BENCH_OUTPUT_H_
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,6 +28,22 @@ inline void emit(const std::string& name, double value, const char* unit) {
 inline double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   return v[static_cast<std::size_t>(p * static_cast<double>(v.size() - 1))];
+}
+
+// CPU time (user and system) a process has used, in seconds: `pid` is a
+// process id, or "self". From /proc/PID/stat, in clock ticks.
+inline double cpu_seconds(const std::string& pid) {
+  std::FILE* f = std::fopen(("/proc/" + pid + "/stat").c_str(), "r");
+  if (f == nullptr) return 0;
+  char line[1024] = {};
+  const std::size_t n = std::fread(line, 1, sizeof line - 1, f);
+  std::fclose(f);
+  const std::string s(line, n);
+  unsigned long utime = 0, stime = 0;
+  // Fields 14 and 15, counted after the command, which is in parentheses.
+  std::sscanf(s.c_str() + s.rfind(')') + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+              &stime);
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 }  // namespace bench

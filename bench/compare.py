@@ -65,6 +65,12 @@ row("submit(noop).get() p99", ferry.get("roundtrip_p99"), "us", "socketpair ping
     ferry.get("pingpong_p99"), slower, "<= 2x the floor")
 row("submit(noop).get() p99", ferry.get("roundtrip_p99"), "us", "loky", loky.get("roundtrip_p99"),
     lambda m, p: f"{p / m:.1f}x faster", "")
+row("submit(noop).get() median, pool_options::spin = 100 us", ferry.get("roundtrip_spin_median"), "us",
+    "the same, spin off", ferry.get("roundtrip_nospin_median"), slower, "")
+row("submit(noop).get() p99, pool_options::spin = 100 us", ferry.get("roundtrip_spin_p99"), "us",
+    "the same, spin off", ferry.get("roundtrip_nospin_p99"), slower, "")
+row("CPU per round trip, both processes, spin = 100 us", ferry.get("roundtrip_spin_cpu"), "us",
+    "the same, spin off", ferry.get("roundtrip_nospin_cpu"), slower, "")
 row("100k no-op tasks, one message each, 2 workers", ferry.get("submit_tasks_per_s"), "tasks/s", "loky",
     loky.get("submit_tasks_per_s"), faster_rate, ">= 40x loky")
 row("100k no-op tasks, events on (a counting observer)", ferry.get("observed_submit_tasks_per_s"), "tasks/s",

@@ -3,7 +3,7 @@
 // Executor measurements, one per mode; each prints JSON lines
 // {"name": ..., "value": ..., "unit": ...} for bench/compare.py.
 //
-//   executor_bench roundtrip|pingpong|throughput|large|shared|memcpy|start|scaling [max workers]
+//   executor_bench roundtrip|pingpong|spin|throughput|large|shared|memcpy|start|scaling [max workers]
 //
 // Run through scripts/bench.sh, which runs loky's side in the same run.
 #include <sys/socket.h>
@@ -46,6 +46,30 @@ ferry::pool_options options(std::size_t workers, ferry::start_method method = fe
 void roundtrip() {
   ferry::process_pool pool(options(1));
   bench::measure_roundtrip(pool, noop(), "", 500, 5000);
+}
+
+// The low-latency mode: the round trip again with pool_options::spin, and
+// the CPU time both processes spent per round trip, with it and without.
+void spin() {
+  for (const std::chrono::microseconds spin : {std::chrono::microseconds(0), std::chrono::microseconds(100)}) {
+    ferry::pool_options o = options(1);
+    o.spin = spin;
+    ferry::process_pool pool(o);
+    const std::string suffix = spin.count() == 0 ? "_nospin" : "_spin";
+    for (int i = 0; i < 500; ++i) pool.submit(noop(), i).get();
+    const int worker = pool.worker_pids().front();
+    const double cpu_before = bench::cpu_seconds("self") + bench::cpu_seconds(std::to_string(worker));
+    std::vector<double> s;
+    for (int i = 0; i < 5000; ++i) {
+      const auto t = clock_type::now();
+      pool.submit(noop(), i).get();
+      s.push_back(seconds_since(t));
+    }
+    const double cpu = bench::cpu_seconds("self") + bench::cpu_seconds(std::to_string(worker)) - cpu_before;
+    emit("roundtrip" + suffix + "_median", percentile(s, 0.5) * 1e6, "us");
+    emit("roundtrip" + suffix + "_p99", percentile(s, 0.99) * 1e6, "us");
+    emit("roundtrip" + suffix + "_cpu", cpu / static_cast<double>(s.size()) * 1e6, "us");
+  }
 }
 
 // The floor: two processes exchanging frames of the sizes of a no-op task
@@ -219,11 +243,12 @@ int main(int argc, char** argv) {
   else if (mode == "throughput") throughput();
   else if (mode == "large") large();
   else if (mode == "shared") shared();
+  else if (mode == "spin") spin();
   else if (mode == "memcpy") memcpy_floor();
   else if (mode == "start") start();
   else if (mode == "scaling") scaling(argc > 2 ? std::stoul(argv[2]) : 16);
   else {
-    std::cerr << "usage: " << argv[0] << " roundtrip|pingpong|throughput|large|shared|memcpy|start|scaling [max]\n";
+    std::cerr << "usage: " << argv[0] << " roundtrip|pingpong|spin|throughput|large|shared|memcpy|start|scaling [max]\n";
     return 2;
   }
   return 0;

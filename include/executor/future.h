@@ -37,8 +37,9 @@ inline constexpr from_task_t from_task{};
 
 template <class T>
 T decode_task_result(const future_state& state) {
-  const std::string_view item = result_items(state, 1).front();  // waits: the result is there after
-  return read_item<T>(item, result_attachments(state));
+  std::span<const int> attachments;
+  const std::string_view item = result_items(state, 1, &attachments).front();
+  return read_item<T>(item, attachments);
 }
 }  // namespace detail
 

@@ -92,8 +92,7 @@ class map_results {
     std::optional<map_window::finished> next = window_->next();
     if (!next) return false;
     current_ = std::move(next);
-    items_ = result_items(*current_->state, current_->count);
-    attachments_ = result_attachments(*current_->state);
+    items_ = result_items(*current_->state, current_->count, &attachments_);
     return true;
   }
 

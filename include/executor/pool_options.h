@@ -58,6 +58,13 @@ struct pool_options {
   // Arguments and results larger than this travel through shared memory
   // (a memfd) rather than through the socket.
   std::size_t shared_memory_threshold = std::size_t{1} << 20;
+  // The low-latency mode: how long the pool's manager thread and each
+  // worker poll for the next message before they sleep. 0, the default:
+  // they sleep at once. A side spins only while its previous wait ended
+  // within twice this time, so an idle pool burns nothing, and it yields the
+  // CPU between polls, so a loaded machine's other threads still run.
+  // docs/performance.md says what it gains and costs.
+  std::chrono::microseconds spin = std::chrono::microseconds(0);
   // Told of each task's and worker's events (executor/events.h); unset,
   // nothing is made or called for them.
   std::shared_ptr<pool_observer> observer;

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -233,6 +234,7 @@ std::string pool_core::hello_body() const {
   config.max_message_size = options_.max_message_size;
   config.shared_memory_threshold = options_.shared_memory_threshold;
   config.max_worker_memory = options_.max_worker_memory;
+  config.spin_us = static_cast<std::uint64_t>(std::max<std::int64_t>(options_.spin.count(), 0));
   if (initializer_.empty()) initializer_ = protocol::encode_initializer(options_.initializer);
   return protocol::encode_hello(key_, config, initializer_);
 }
@@ -582,13 +584,27 @@ bool pool_core::serve_once(std::optional<clock::duration> most) {
     const clock::duration due = std::max(*timer - now, clock::duration::zero());
     wait = wait ? std::min(*wait, due) : due;
   }
-  timespec ts{};
-  if (wait) {
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*wait).count();
-    ts = {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  int ready = 0;
+  if (const clock::duration budget = spin_.budget(); budget > clock::duration::zero()) {
+    // The low-latency mode (pool_options::spin): poll, yielding the CPU
+    // between looks, before sleeping; never past a due timer.
+    const clock::time_point until = now + (wait ? std::min(budget, *wait) : budget);
+    timespec zero{};
+    while ((ready = ::ppoll(fds_.data(), fds_.size(), &zero, nullptr)) == 0 && clock::now() < until)
+      ::sched_yield();
   }
-  if (::ppoll(fds_.data(), fds_.size(), wait ? &ts : nullptr, nullptr) < 0 && errno != EINTR)
+  if (ready == 0) {
+    timespec ts{};
+    if (wait) {
+      const clock::duration left = std::max(*wait - (clock::now() - now), clock::duration::zero());
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+      ts = {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    }
+    ready = ::ppoll(fds_.data(), fds_.size(), wait ? &ts : nullptr, nullptr);
+  }
+  if (ready < 0 && errno != EINTR)
     throw error(std::string("ferry: the pool's poll failed: ") + std::strerror(errno));
+  spin_.waited(clock::now() - now);
   if (fds_[0].revents != 0) {
     std::uint64_t count;
     [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &count, sizeof count);

@@ -23,6 +23,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -39,6 +40,7 @@
 #include "executor/pool_options.h"
 #include "executor/protocol.h"
 #include "executor/shutdown_options.h"
+#include "executor/spin_policy.h"
 #include "executor/start_retry.h"
 #include "executor/task_events.h"
 #include "executor/task_intake.h"
@@ -148,6 +150,8 @@ class pool_core final : public local_pool {
   std::vector<std::unique_ptr<worker_slot>> workers_;
   start_retry retry_;
   std::vector<pollfd> fds_;  // of the current pass
+  // The manager's polling before it sleeps (pool_options::spin, at most 1 s).
+  spin_policy spin_{std::clamp(options_.spin, std::chrono::microseconds(0), std::chrono::microseconds(1'000'000))};
   bool stopped_ = false;     // the loop ended and the workers were stopped
 
   manager_thread manager_;  // driver::own_thread only

@@ -42,7 +42,7 @@ std::string encode_hello(std::string_view key, const worker_config& config,
   std::string body(key);
   output_archive ar(body);
   ar(config.env, config.policy, config.max_message_size,
-     config.shared_memory_threshold, config.max_worker_memory);
+     config.shared_memory_threshold, config.max_worker_memory, config.spin_us);
   ar.saveBinary(initializer.data(), initializer.size());
   return body;
 }
@@ -59,7 +59,7 @@ std::string_view after_key(std::string_view body) {
 hello_reader::hello_reader(std::string_view body)
     : key_(body.substr(0, key_size)), ar_(after_key(body), key_size) {
   ar_(config_.env, config_.policy, config_.max_message_size,
-      config_.shared_memory_threshold, config_.max_worker_memory);
+      config_.shared_memory_threshold, config_.max_worker_memory, config_.spin_us);
 }
 
 function<void()> hello_reader::initializer() {
@@ -76,6 +76,10 @@ function<void()> hello_reader::initializer() {
 encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules,
                          bool pass_buffers) {
   encoded_task out;
+  // Room for a small task's function record (its module's path) and
+  // arguments at once: growing the string costs more than the writing, and
+  // how often it grew depended on the length of the path.
+  out.body.reserve(256);
   output_archive ar(out.body);
   if (pass_buffers) attach_to(ar, &out.attachments);
   task.write_function(ar);

@@ -117,6 +117,7 @@ inline constexpr int authentication_status = 88;   // a message from the pool fa
 // The pool's key (key_size bytes, raw), then in the archive encoding:
 // environment (map of strings), allowed module paths (vector of strings),
 // module search directories (vector of strings), u64 max message size, u64 shared-memory threshold, u64 memory limit (0: none),
+// u64 spin in microseconds (0: none),
 // initializer (ferry::function<void()>).
 
 inline constexpr std::size_t key_size = 32;
@@ -127,6 +128,7 @@ struct worker_config {
   std::uint64_t max_message_size = 0;
   std::uint64_t shared_memory_threshold = 0;
   std::uint64_t max_worker_memory = 0;
+  std::uint64_t spin_us = 0;  // pool_options::spin
 };
 
 // The initializer as the hello carries it: a function record.

@@ -7,18 +7,16 @@
 
 namespace ferry::detail {
 
-std::vector<std::string_view> result_items(const future_state& state, std::uint32_t expected) {
+std::vector<std::string_view> result_items(const future_state& state, std::uint32_t expected,
+                                           std::span<const int>* attachments) {
   state.wait();
   if (std::exception_ptr e = state.error()) std::rethrow_exception(e);
-  protocol::decoded_result r = protocol::decode_result(state.result()->view(), expected);
-  if (r.whole_failed) rethrow(r.failure);
-  return std::move(r.items);
-}
-
-std::span<const int> result_attachments(const future_state& state) {
+  // The state holds its body as long as it lives: views into it stay valid.
   const std::shared_ptr<const message_body> body = state.result();
-  // The state holds the body as long as it lives.
-  return body ? body->attachments() : std::span<const int>();
+  protocol::decoded_result r = protocol::decode_result(body->view(), expected);
+  if (r.whole_failed) rethrow(r.failure);
+  if (attachments != nullptr) *attachments = body->attachments();
+  return std::move(r.items);
 }
 
 const void* local_result(const future_state& state) {

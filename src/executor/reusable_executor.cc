@@ -21,7 +21,7 @@ bool same_but_size(const pool_options& a, const pool_options& b) {
          a.task_retries == b.task_retries &&
          a.env == b.env && a.max_message_size == b.max_message_size &&
          a.shared_memory_threshold == b.shared_memory_threshold &&
-         a.max_worker_memory == b.max_worker_memory &&
+         a.max_worker_memory == b.max_worker_memory && a.spin == b.spin &&
          a.worker_program == b.worker_program &&
          dumps(a.initializer) == dumps(b.initializer);
 }

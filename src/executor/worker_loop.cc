@@ -2,10 +2,13 @@
 #include "executor/worker_loop.h"
 
 #include <malloc.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +21,7 @@
 #include "executor/process_linux.h"
 #include "executor/protocol.h"
 #include "executor/run_task.h"
+#include "executor/spin_policy.h"
 #include "serialize/module_policy.h"
 #include "executor/task_exception.h"
 
@@ -26,6 +30,25 @@ namespace {
 
 std::atomic<bool> worker_process{false};
 
+// The next message, polled for within the spin budget first: nullopt at a
+// clean end of stream.
+std::optional<message> next_message(message_reader& reader, int fd, spin_policy& spin) {
+  const spin_policy::clock::time_point start = spin_policy::clock::now();
+  std::optional<message> m;
+  if (const spin_policy::clock::duration budget = spin.budget(); budget > budget.zero()) {
+    const spin_policy::clock::time_point until = start + budget;
+    for (;;) {
+      if ((m = reader.next())) break;
+      if (reader.fill(fd, true) == message_reader::fill_result::end) return std::nullopt;
+      if (spin_policy::clock::now() >= until) break;
+      ::sched_yield();
+    }
+  }
+  if (!m) m = reader.read_blocking(fd);
+  spin.waited(spin_policy::clock::now() - start);
+  return m;
+}
+
 }  // namespace
 
 int worker_loop(int fd) {
@@ -33,6 +56,7 @@ int worker_loop(int fd) {
   std::optional<channel_auth> auth;
   std::uint64_t shared_memory_threshold = 0;
   std::uint64_t memory_limit = 0;
+  std::chrono::microseconds spin{0};
   std::optional<message> hello;
   std::optional<protocol::hello_reader> in;
   try {
@@ -51,6 +75,7 @@ int worker_loop(int fd) {
     reader.set_max_body(config.max_message_size);
     shared_memory_threshold = config.shared_memory_threshold;
     memory_limit = config.max_worker_memory;
+    spin = std::chrono::microseconds(static_cast<std::int64_t>(std::min<std::uint64_t>(config.spin_us, 1'000'000)));
     if (function<void()> initializer = in->initializer()) initializer();
   } catch (...) {
     try {
@@ -76,8 +101,9 @@ int worker_loop(int fd) {
   memory_watch watch(memory_limit);
   try {
     write_message(fd, &*auth, protocol::kind::ready, 0, {});
+    spin_policy waiting(spin);
     for (;;) {
-      std::optional<message> m = reader.read_blocking(fd);
+      std::optional<message> m = next_message(reader, fd, waiting);
       if (!m || m->header.type == protocol::kind::exit) return 0;
       if (m->header.type != protocol::kind::task) return 2;
       const std::uint64_t id = m->header.id;

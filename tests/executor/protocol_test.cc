@@ -75,6 +75,7 @@ TEST(Protocol, HelloRoundTrip) {
   config.max_message_size = 123456;
   config.shared_memory_threshold = 789;
   config.max_worker_memory = 1u << 30;
+  config.spin_us = 75;
   const ferry::function<void()> init = [] {};
   const std::string key(protocol::key_size, 'k');
   const std::string body = protocol::encode_hello(key, config, protocol::encode_initializer(init));
@@ -87,6 +88,7 @@ TEST(Protocol, HelloRoundTrip) {
   EXPECT_EQ(in.config().max_message_size, 123456u);
   EXPECT_EQ(in.config().shared_memory_threshold, 789u);
   EXPECT_EQ(in.config().max_worker_memory, 1u << 30);
+  EXPECT_EQ(in.config().spin_us, 75u);
   EXPECT_TRUE(static_cast<bool>(in.initializer()));
 }
 

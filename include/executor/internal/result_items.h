@@ -18,14 +18,13 @@ namespace ferry::detail {
 
 // Waits for state, rethrows its error or the exception that failed the whole
 // task, and returns the items of its result, one per input (each lives as
-// long as the state). Throws ferry::error if the result does not hold
-// `expected` items.
+// long as the state); `attachments`, when given, gets the descriptors that
+// came with the result (the memory of its shared buffers), open as long as
+// the state too. Throws ferry::error if the result does not hold `expected`
+// items.
 FERRY_EXECUTOR_EXPORT std::vector<std::string_view> result_items(const future_state& state,
-                                                        std::uint32_t expected);
-
-// The descriptors that came with a task's result (the memory of its shared
-// buffers), once result_items returned; open as long as the state.
-FERRY_EXECUTOR_EXPORT std::span<const int> result_attachments(const future_state& state);
+                                                                 std::uint32_t expected,
+                                                                 std::span<const int>* attachments = nullptr);
 
 // Waits for a state made in this process and rethrows its error; then the
 // value a continuation, a coroutine or when_all/when_any gave it
@@ -44,7 +43,7 @@ FERRY_EXECUTOR_EXPORT std::string_view item_value(std::string_view item);
 // phase loading_result (call inside a catch block).
 [[noreturn]] FERRY_EXECUTOR_EXPORT void throw_as_loading_result_error();
 
-// `attachments`: result_attachments of the item's state.
+// `attachments`: those result_items gave with the item.
 template <class T>
 T read_item(std::string_view item, std::span<const int> attachments = {}) {
   const std::string_view bytes = item_value(item);
