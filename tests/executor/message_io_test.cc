@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -347,6 +348,18 @@ void expect_authentication_failure(channel_auth& verifier, const std::string& by
   }
 }
 
+// Sends a captured header with `fd` (which it closes) on a fresh socket, and
+// reads it as `reader` would, authenticating it under key_a.
+std::optional<ferry::detail::message> resend(const protocol::header& h, int fd, channel_auth::side reader) {
+  socket_pair s;
+  send_header_and_descriptor(s.a, h, fd);
+  ::close(fd);
+  channel_auth auth(key_a, reader);
+  message_reader r(1u << 20);
+  r.authenticate_with(&auth);
+  return r.read_blocking(s.b);
+}
+
 }  // namespace
 
 TEST(MessageAuth, SignedMessagesVerifyInOrder) {
@@ -385,23 +398,9 @@ TEST(MessageAuth, SharedMemoryBodySwappedForAnotherFileIsRejected) {
   ASSERT_GE(genuine, 0);
   ASSERT_NE(h.flags & protocol::flag_shared_memory, 0);
 
-  {
-    socket_pair s;
-    const int impostor = sealed_memfd(body);
-    send_header_and_descriptor(s.a, h, impostor);
-    ::close(impostor);
-    channel_auth pool(key_a, channel_auth::side::pool);
-    message_reader r(1u << 20);
-    r.authenticate_with(&pool);
-    EXPECT_THROW((void)r.read_blocking(s.b), authentication_failure);
-  }
-  socket_pair s;
-  send_header_and_descriptor(s.a, h, genuine);
-  ::close(genuine);
-  channel_auth pool(key_a, channel_auth::side::pool);
-  message_reader r(1u << 20);
-  r.authenticate_with(&pool);
-  auto f = r.read_blocking(s.b);
+  const int impostor = sealed_memfd(body);
+  EXPECT_THROW((void)resend(h, impostor, channel_auth::side::pool), authentication_failure);
+  auto f = resend(h, genuine, channel_auth::side::pool);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->body->view(), body);
 }
@@ -417,23 +416,9 @@ TEST(MessageAuth, PassedDescriptorSwappedForAnotherFileIsRejected) {
   auto [h, genuine] = receive_header_and_descriptor(capture.b);
   ASSERT_GE(genuine, 0);
   ASSERT_EQ(h.attachments, 1);
-  {
-    socket_pair s;
-    const int impostor = sealed_memfd("buffer");
-    send_header_and_descriptor(s.a, h, impostor);
-    ::close(impostor);
-    channel_auth worker(key_a, channel_auth::side::worker);
-    message_reader r(1u << 20);
-    r.authenticate_with(&worker);
-    EXPECT_THROW((void)r.read_blocking(s.b), authentication_failure);
-  }
-  socket_pair s;
-  send_header_and_descriptor(s.a, h, genuine);
-  ::close(genuine);
-  channel_auth worker(key_a, channel_auth::side::worker);
-  message_reader r(1u << 20);
-  r.authenticate_with(&worker);
-  auto f = r.read_blocking(s.b);
+  const int impostor = sealed_memfd("buffer");
+  EXPECT_THROW((void)resend(h, impostor, channel_auth::side::worker), authentication_failure);
+  auto f = resend(h, genuine, channel_auth::side::worker);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->body->attachments().size(), 1u);
 }
