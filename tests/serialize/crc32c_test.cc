@@ -2,7 +2,8 @@
 //
 // The frame checksum (src/serialize/crc32c.h) against the published CRC-32C
 // check values, and against a bit-at-a-time reference at every length and
-// alignment the word-at-a-time path splits differently.
+// alignment its paths split differently: folded (where the CPU can) and
+// unfolded, both tested on every CPU that has them.
 #include "serialize/crc32c.h"
 
 #include <gtest/gtest.h>
@@ -56,9 +57,35 @@ TEST(Crc32c, EveryLengthAndAlignmentAgreesWithTheBitByBitReference) {
           << "start " << start << ", " << n << " bytes";
 }
 
-// Payloads of three blocks and more go through three interleaved chains
-// joined by table lookups (256- and 8192-byte blocks): every length around
-// those sizes agrees with the reference.
+// Payloads of 256 bytes and more are folded 128 bytes at a time, then 16,
+// and the crc instruction takes the rest: every length from below that
+// threshold to past several strides, and lengths around larger multiples.
+TEST(Crc32c, FoldedLengthsAgreeWithTheBitByBitReference) {
+  std::vector<unsigned char> bytes(3 * 8192 + 64);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 197 + 11);
+  for (std::size_t n = 200; n <= 700; ++n)
+    for (std::size_t start : {0, 1, 3})
+      ASSERT_EQ(ferry::detail::crc32c(bytes.data() + start, n), crc_bit_by_bit(bytes.data() + start, n))
+          << "start " << start << ", " << n << " bytes";
+  for (std::size_t base : {std::size_t{8 * 1024}, std::size_t{3 * 8192}})
+    for (std::size_t n = base - 20; n <= base + 20 && n <= bytes.size() - 3; ++n)
+      for (std::size_t start : {0, 1, 3})
+        ASSERT_EQ(ferry::detail::crc32c(bytes.data() + start, n), crc_bit_by_bit(bytes.data() + start, n))
+            << "start " << start << ", " << n << " bytes";
+}
+
+// Words of all ones and all zeros, the carry-less products' extremes.
+TEST(Crc32c, UniformPayloadsAgreeWithTheBitByBitReference) {
+  for (unsigned char fill : {0x00, 0xff, 0x80, 0x01}) {
+    const std::vector<unsigned char> bytes(4096 + 13, fill);
+    ASSERT_EQ(crc_of(bytes), crc_bit_by_bit(bytes.data(), bytes.size())) << "fill " << int{fill};
+    ASSERT_EQ(ferry::detail::crc32c_unfolded(bytes.data(), bytes.size()), crc_of(bytes)) << "fill " << int{fill};
+  }
+}
+
+// Unfolded, payloads of three blocks and more go through three interleaved
+// chains joined by table lookups (256- and 8192-byte blocks): every length
+// around those sizes agrees with the reference.
 TEST(Crc32c, LengthsAroundTheInterleavedBlocksAgreeWithTheBitByBitReference) {
   std::vector<unsigned char> bytes(3 * 8192 * 2 + 3 * 256 + 64);
   for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 197 + 11);
@@ -66,6 +93,7 @@ TEST(Crc32c, LengthsAroundTheInterleavedBlocksAgreeWithTheBitByBitReference) {
                            std::size_t{3 * 8192 + 3 * 256}, std::size_t{2 * 3 * 8192}})
     for (std::size_t n = base - 9; n <= base + 9 && n <= bytes.size() - 3; ++n)
       for (std::size_t start : {0, 1, 3})
-        ASSERT_EQ(ferry::detail::crc32c(bytes.data() + start, n), crc_bit_by_bit(bytes.data() + start, n))
+        ASSERT_EQ(ferry::detail::crc32c_unfolded(bytes.data() + start, n),
+                  crc_bit_by_bit(bytes.data() + start, n))
             << "start " << start << ", " << n << " bytes";
 }
