@@ -88,6 +88,11 @@ struct map_window::state {
   clock::time_point latest_finish;
   std::size_t done = 0;
   std::size_t finished_items = 0;  // every finished chunk's, for the bar
+  // Inputs of the chunks handed out: a chunk's log entry is pushed by its
+  // completion callback, which may run after a waiter saw it finished, so
+  // the bar counts at least what was handed out (its last draw says 300 of
+  // 300, not 299).
+  std::size_t returned_items = 0;
   std::optional<progress_line> bar;  // map_options::progress on a terminal
 
   // How long one wait may last: without a bar, until the deadline; with
@@ -99,7 +104,7 @@ struct map_window::state {
   }
   bool past_deadline() const { return deadline && clock::now() >= *deadline; }
   void redraw(bool last = false) {
-    if (bar) bar->update(finished_items, last);
+    if (bar) bar->update(std::max(finished_items, returned_items), last);
   }
 
   void cancel_all() {
@@ -225,6 +230,7 @@ map_window::~map_window() {
 std::optional<map_window::finished> map_window::next() {
   s_->top_up();
   std::optional<finished> f = s_->in_input_order ? s_->next_in_order() : s_->next_finished();
+  if (f) s_->returned_items += f->count;
   if (!f) s_->redraw(true);
   return f;
 }

@@ -53,6 +53,10 @@ for f in list((root / "src").rglob("*.cc")) + list((root / "src").rglob("*.h")):
 # The project's own CMake (not the tests', which name things only to test them).
 cmake_text = (root / "CMakeLists.txt").read_text()
 cmake_text += "\n".join(p.read_text() for p in (root / "cmake").glob("*"))
+# Cache variables the tests' own CMake files define (FERRY_FUZZ_SECONDS) are options too; only
+# their definitions count, as those files also quote the planted mistakes.
+for p in (root / "tests").rglob("CMakeLists.txt"):
+    cmake_text += "\n" + "\n".join(re.findall(r"set\((FERRY_\w+) [^)]*\bCACHE\b", p.read_text()))
 cmake_targets = set(re.findall(r"add_library\((\S+)\s+ALIAS\s+\S+\)", cmake_text))
 cmake_targets |= set(re.findall(r"add_executable\(([\w-]+)", cmake_text))
 
