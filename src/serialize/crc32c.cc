@@ -115,12 +115,11 @@ __attribute__((target("sse4.2"))) std::uint32_t crc_sse42(std::uint32_t crc, con
 // independent 32-byte accumulators advance over 128 bytes at a time, are
 // reduced to one 16-byte block at the end, and the crc instruction finishes
 // that block and the tail. On this project's machine (AMD EPYC) it ran 1.3x
-// the interleaved chains' pace; on a CPU whose carry-less multiply issues
-// only once a cycle, the 128-bit form ran slower than the chains, which is
-// why it is not used without the 256-bit one. Everything rests on one identity: the
-// CRC of a message depends only on its polynomial modulo P, so a block may
-// be replaced by any block congruent to it times x^distance, placed
-// `distance` bits further on.
+// the interleaved chains' pace, while the 128-bit form (PCLMULQDQ alone) ran
+// slower than them, which is why it is not used without the 256-bit one.
+// Everything rests on one identity: the CRC of a message depends only on its
+// polynomial modulo P, so a block may be replaced by any block congruent to
+// it times x^distance, placed `distance` bits further on.
 //
 // Bit order: in a little-endian 64-bit lane, bit j is the coefficient of
 // x^(63-j) (the first bit of the message is the highest power), so a 128-bit
@@ -197,19 +196,34 @@ __attribute__((target("vpclmulqdq,avx2,pclmul,sse4.2"))) std::uint32_t crc_folde
 
 }  // namespace
 
+namespace {
+
+// What the CPU has, read once.
+struct cpu_features {
+  bool sse42 = __builtin_cpu_supports("sse4.2");
+  bool folding = sse42 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") &&
+                 __builtin_cpu_supports("vpclmulqdq");
+};
+
+const cpu_features& cpu() {
+  static const cpu_features features;
+  return features;
+}
+
+std::uint32_t unfolded(const unsigned char* p, std::size_t size) {
+  return ~(cpu().sse42 ? crc_sse42(~0u, p, size) : crc_portable(~0u, p, size));
+}
+
+}  // namespace
+
 std::uint32_t crc32c(const void* data, std::size_t size) {
-  static const bool has_sse42 = __builtin_cpu_supports("sse4.2");
-  static const bool has_folding = has_sse42 && __builtin_cpu_supports("avx2") &&
-                                  __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("vpclmulqdq");
   const auto* p = static_cast<const unsigned char*>(data);
-  if (has_folding && size >= 2 * stride) return ~crc_folded(~0u, p, size);
-  return crc32c_unfolded(data, size);
+  if (size >= 2 * stride && cpu().folding) return ~crc_folded(~0u, p, size);
+  return unfolded(p, size);
 }
 
 std::uint32_t crc32c_unfolded(const void* data, std::size_t size) {
-  static const bool has_sse42 = __builtin_cpu_supports("sse4.2");
-  const auto* p = static_cast<const unsigned char*>(data);
-  return ~(has_sse42 ? crc_sse42(~0u, p, size) : crc_portable(~0u, p, size));
+  return unfolded(static_cast<const unsigned char*>(data), size);
 }
 
 }  // namespace ferry::detail
