@@ -56,7 +56,8 @@ struct pool_options {
   // task fails (or, from a worker, the worker is replaced).
   std::size_t max_message_size = std::size_t{1} << 32;
   // Arguments and results larger than this travel through shared memory
-  // (a memfd) rather than through the socket.
+  // (a memfd each worker connection reuses, else a sealed one) rather than
+  // through the socket.
   std::size_t shared_memory_threshold = std::size_t{1} << 20;
   // The low-latency mode: how long the pool's manager thread and each
   // worker poll for the next message before they sleep. 0, the default:

@@ -35,6 +35,7 @@
 
 #include "serialize/error.h"
 #include "serialize/internal/config.h"
+#include "serialize/internal/large_buffers.h"
 
 namespace ferry {
 
@@ -73,6 +74,10 @@ class output_archive : public cereal::OutputArchive<output_archive, cereal::Allo
       : cereal::OutputArchive<output_archive, cereal::AllowEmptyClassElision>(this), out_(out) {}
 
   void saveBinary(const void* data, std::size_t size) {
+    if (size >= detail::large_buffer_bytes) [[unlikely]] {
+      out_.reserve(out_.size() + size);
+      detail::advise_huge_pages(out_.data(), out_.capacity());
+    }
     out_.append(static_cast<const char*>(data), size);
   }
 
@@ -190,7 +195,30 @@ template <class CharT, class Traits, class Alloc>
   requires(sizeof(CharT) == 1)
 void load(input_archive& ar, std::basic_string<CharT, Traits, Alloc>& s) {
   const std::uint64_t n = ar.load_count();
-  s.assign(reinterpret_cast<const CharT*>(ar.take(static_cast<std::size_t>(n))), static_cast<std::size_t>(n));
+  const auto* from = reinterpret_cast<const CharT*>(ar.take(static_cast<std::size_t>(n)));
+  if (n >= detail::large_buffer_bytes) [[unlikely]] {
+    s.clear();
+    s.reserve(static_cast<std::size_t>(n));
+    detail::advise_huge_pages(s.data(), s.capacity());
+  }
+  s.assign(from, static_cast<std::size_t>(n));
+}
+// The same for a vector of numbers (cereal's bytes: a u64 count, then the
+// elements): fresh memory for a large one is offered huge pages before it
+// is first touched.
+template <class T, class A>
+  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+void load(input_archive& ar, std::vector<T, A>& v) {
+  const std::uint64_t n = ar.load_count();
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);  // n <= bytes left: no overflow
+  const char* from = ar.take(bytes);
+  v.clear();
+  if (bytes >= detail::large_buffer_bytes) [[unlikely]] {
+    v.reserve(static_cast<std::size_t>(n));
+    detail::advise_huge_pages(v.data(), v.capacity() * sizeof(T));
+  }
+  v.resize(static_cast<std::size_t>(n));
+  if (bytes != 0) std::memcpy(v.data(), from, bytes);
 }
 template <class T>
 void save(output_archive& ar, const cereal::SizeTag<T>& t) {

@@ -213,7 +213,8 @@ std::optional<message> message_reader::next() {
   if (shared) {
     consumed_ += header_size;
     std::string identity;
-    body = map_sealed_memfd(body_fd, h.length, identity);
+    body = (h.flags & protocol::flag_reusable_memory) != 0 ? reusable_.body(body_fd, h.length, identity)
+                                                          : map_sealed_memfd(body_fd, h.length, identity);
     if (auth_ != nullptr) auth_->verify(h, identity, passed_identities);
   } else {
     if (auth_ != nullptr)
@@ -238,12 +239,15 @@ std::optional<message> message_reader::read_blocking(int fd) {
 
 void write_message(int fd, channel_auth* auth, protocol::kind type, std::uint64_t id,
                    std::string_view body, std::size_t shared_memory_threshold, std::uint8_t flags,
-                   std::span<const int> attachments) {
+                   std::span<const int> attachments, reusable_buffers* reuse) {
   if (attachments.size() > protocol::max_attachments)
     throw protocol_error("a message cannot pass " + std::to_string(attachments.size()) + " descriptors");
   // Without shared memory (out of descriptors, a file size limit) a large
   // body goes inline too: every receiver accepts that up to the same maximum.
-  const int mem = body.size() > shared_memory_threshold ? sealed_memfd(body) : -1;
+  const bool large = body.size() > shared_memory_threshold;
+  // A reusable file stays open with `reuse`; a sealed one is closed here.
+  const int reused = large && reuse != nullptr ? reuse->put(body) : -1;
+  const int mem = reused >= 0 ? reused : large ? sealed_memfd(body) : -1;
   if (mem < 0) {
     const protocol::header h = signed_header(auth, type, id, body.size(), body, flags, attachments);
     iovec iov[2] = {{const_cast<protocol::header*>(&h), header_size},
@@ -252,18 +256,19 @@ void write_message(int fd, channel_auth* auth, protocol::kind type, std::uint64_
     return;
   }
   try {
-    protocol::header h = signed_header(auth, type, id, body.size(), file_identity(mem),
-                                       flags | protocol::flag_shared_memory, attachments);
+    const std::uint8_t where =
+        protocol::flag_shared_memory | (reused >= 0 ? protocol::flag_reusable_memory : 0);
+    protocol::header h = signed_header(auth, type, id, body.size(), file_identity(mem), flags | where, attachments);
     int pass[max_fds_per_message];
     pass[0] = mem;
     std::copy(attachments.begin(), attachments.end(), pass + 1);
     iovec iov{&h, header_size};
     send_message(fd, &iov, 1, std::span<const int>(pass, 1 + attachments.size()));
   } catch (...) {
-    ::close(mem);
+    if (reused < 0) ::close(mem);
     throw;
   }
-  ::close(mem);
+  if (reused < 0) ::close(mem);
 }
 
 void append_message(std::string& out, channel_auth* auth, protocol::kind type, std::uint64_t id,

@@ -23,6 +23,7 @@
 #include "executor/channel_auth.h"
 #include "executor/internal/future_state.h"
 #include "executor/protocol.h"
+#include "executor/reusable_memory_linux.h"
 
 namespace ferry::detail {
 
@@ -79,17 +80,20 @@ class message_reader {
   std::string buffer_;
   std::size_t consumed_ = 0;
   std::deque<int> fds_;  // received with SCM_RIGHTS, in order
+  reusable_mappings reusable_;  // the peer's reusable files, mapped
 };
 
 // Sends a message with this body, signed by `auth` unless it is null (the
-// hello only). A body larger than `shared_memory_threshold` goes through a
-// sealed memfd, or inline when none can be made. `attachments` (at most
+// hello only). A body larger than `shared_memory_threshold` goes through
+// one of `reuse`'s files when it is given and one is free, else a sealed
+// memfd, or inline when none can be made. `attachments` (at most
 // protocol::max_attachments) are passed with it, the receiver's copies
 // open as long as its message_body. Blocks until sent (polling if fd is
 // non-blocking); throws protocol_error if the peer is gone.
 void write_message(int fd, channel_auth* auth, protocol::kind type, std::uint64_t id,
                    std::string_view body, std::size_t shared_memory_threshold = SIZE_MAX,
-                   std::uint8_t flags = 0, std::span<const int> attachments = {});
+                   std::uint8_t flags = 0, std::span<const int> attachments = {},
+                   reusable_buffers* reuse = nullptr);
 
 // Appends an inline message with this body, signed by `auth`, to `out`:
 // messages so gathered leave in one write (write_gathered), one system call

@@ -261,6 +261,7 @@ void pool_core::start_worker() {
     inherited.push_back(w->crash_pipe());
     inherited.push_back(w->output(1));
     inherited.push_back(w->output(2));
+    w->reusable().append_descriptors(inherited);
   }
   launched_worker l{};
   try {
@@ -353,7 +354,9 @@ void pool_core::dispatch() {
       const bool runs_at_once = w.in_flight().empty();
       std::optional<pool_task> unsent = w.send_task(
           std::move(t), options_.shared_memory_threshold,
-          driver_ == driver::own_thread ? protocol::flag_pass_buffers : std::uint8_t{0});
+          driver_ == driver::own_thread ? protocol::flag_pass_buffers : std::uint8_t{0},
+          // A worker under a memory limit would count the mapping it keeps.
+          options_.max_worker_memory == 0);
       if (!unsent) {
         if (runs_at_once) started.emplace_back(&w, id);
         if (w.has_output() && std::find(sent_to.begin(), sent_to.end(), &w) == sent_to.end())

@@ -62,6 +62,10 @@ enum class kind : std::uint8_t {
 };
 
 inline constexpr std::uint8_t flag_shared_memory = 1;
+// With flag_shared_memory: the memfd is one the sender reuses
+// (reusable_memory_linux.h), sealed against shrinking only; the body starts
+// after its first page, whose control word the receiver clears when done.
+inline constexpr std::uint8_t flag_reusable_memory = 8;
 // On a result: the worker exits after it (it went over its memory limit).
 inline constexpr std::uint8_t flag_retiring = 2;
 // On a task: its result may pass shared buffers as descriptors. A pool whose

@@ -99,6 +99,10 @@ int worker_loop(int fd) {
     ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
   }
   memory_watch watch(memory_limit);
+  // Large results go through files reused from task to task, except under a
+  // memory limit, where the mappings kept would count against it.
+  std::optional<reusable_buffers> reuse;
+  if (memory_limit == 0) reuse.emplace();
   try {
     write_message(fd, &*auth, protocol::kind::ready, 0, {});
     spin_policy waiting(spin);
@@ -128,7 +132,7 @@ int worker_loop(int fd) {
       m.reset();  // unmap the arguments before the result is written
       const bool retiring = memory_limit != 0 && resident_bytes() > memory_limit;
       write_message(fd, &*auth, protocol::kind::result, id, result, shared_memory_threshold,
-                    retiring ? protocol::flag_retiring : 0, passed.view());
+                    retiring ? protocol::flag_retiring : 0, passed.view(), reuse ? &*reuse : nullptr);
       if (retiring) return 0;
     }
   } catch (const protocol_error& e) {

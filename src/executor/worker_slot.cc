@@ -61,14 +61,14 @@ void worker_slot::send_hello(const std::string& body, std::size_t shared_memory_
 }
 
 std::optional<pool_task> worker_slot::send_task(pool_task t, std::size_t shared_memory_threshold,
-                                                std::uint8_t flags) {
+                                                std::uint8_t flags, bool reuse_memory) {
   if (!t.goes_alone(shared_memory_threshold)) {
     append_message(output_, &auth_, protocol::kind::task, t.id, t.body, flags);
     output_ends_.push_back(output_.size());
   } else {
     try {
       write_message(socket_, &auth_, protocol::kind::task, t.id, t.body, shared_memory_threshold, flags,
-                    t.attachments.view());
+                    t.attachments.view(), reuse_memory ? &reuse_ : nullptr);
     } catch (const protocol_error&) {
       // The write failed before its last byte (a message with shared memory
       // goes in one sendmsg, all or nothing), and a worker runs only a whole

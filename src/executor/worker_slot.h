@@ -88,6 +88,7 @@ class worker_slot {
   int socket() const { return socket_; }  // -1 once closed
   int pidfd() const { return pidfd_; }
   int crash_pipe() const { return crash_pipe_; }
+  const reusable_buffers& reusable() const { return reuse_; }
   // Its captured stdout (stream 1) and stderr (2): -1 when not captured, or
   // once the worker's end closed.
   int output(int stream) const { return stream == 1 ? out_ : err_; }
@@ -130,8 +131,11 @@ class worker_slot {
   // is written at once, and only when nothing waits (flush first). If that write
   // fails, t never ran: it is given back, for the caller to send elsewhere,
   // and the worker's channel is closed (the worker is no longer offered
-  // tasks). Until flush(), every task in flight keeps its body.
-  std::optional<pool_task> send_task(pool_task t, std::size_t shared_memory_threshold, std::uint8_t flags);
+  // tasks). Until flush(), every task in flight keeps its body. With
+  // `reuse_memory`, a body in shared memory goes through this worker's
+  // reusable files (reusable_memory_linux.h).
+  std::optional<pool_task> send_task(pool_task t, std::size_t shared_memory_threshold, std::uint8_t flags,
+                                     bool reuse_memory = false);
   bool has_output() const { return !output_.empty(); }
   // Writes what send_task queued, in one write. Returns the tasks whose
   // messages did not leave whole, in order: they never ran, and go to
@@ -188,6 +192,7 @@ class worker_slot {
   output_lines out_lines_, err_lines_;
   channel_auth auth_;
   message_reader reader_;
+  reusable_buffers reuse_;  // for bodies in shared memory, with send_task's reuse_memory
   phase phase_ = phase::starting;
   std::deque<pool_task> in_flight_;
   std::string output_;                // messages queued by send_task, for flush

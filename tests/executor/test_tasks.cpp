@@ -143,6 +143,13 @@ ferry::function<int(std::string)> crash() {
   };
 }
 
+ferry::function<int(std::string)> abort_holding() {
+  return [](std::string s) -> int {
+    if (!s.empty()) std::abort();
+    return 0;
+  };
+}
+
 ferry::function<int(std::string, int)> print() {
   return [](std::string text, int how) {
     if (how == 2) {

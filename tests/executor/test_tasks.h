@@ -55,6 +55,7 @@ ferry::function<int(std::string)> throw_std();                   // throws the n
 ferry::function<int()> throw_custom();                           // test_tasks::custom_error
 ferry::function<int()> throw_int();                              // throw 42
 ferry::function<int(std::string)> crash();                       // abort, segv, null, exit3
+ferry::function<int(std::string)> abort_holding();               // aborts, its argument still mapped
 // Writes text on stdout (how 1), stderr (2), stdout then dies by SIGKILL
 // (3), stdout without a newline (4); returns its pid.
 ferry::function<int(std::string, int)> print();

@@ -88,6 +88,36 @@ TEST(Archive, HugeVectorLengthDoesNotAllocate) {
                ferry::format_error);
 }
 
+// Large strings and vectors of numbers are read in one copy into memory
+// offered huge pages (serialize/internal/large_buffers.h): their values are
+// what was written, at every size around the point where that starts.
+TEST(Archive, LargeStringsAndVectorsOfNumbersRoundTrip) {
+  for (std::size_t n : {std::size_t{4} << 20, (std::size_t{4} << 20) + 1, std::size_t{9} << 20}) {
+    std::string s(n, '\0');
+    for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>(i * 13 % 251);
+    EXPECT_EQ(round_trip(s), s) << n;
+    std::vector<double> d(n / sizeof(double) + 1);
+    for (std::size_t i = 0; i < d.size(); ++i) d[i] = static_cast<double>(i) * 0.5 - 3;
+    EXPECT_EQ(round_trip(d), d) << n;
+    std::vector<std::uint8_t> b(n);
+    for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>(i * 7);
+    EXPECT_EQ(round_trip(b), b) << n;
+  }
+  EXPECT_EQ(round_trip(std::vector<float>{}), std::vector<float>{});
+  EXPECT_EQ(round_trip(std::vector<bool>{true, false, true}), (std::vector<bool>{true, false, true}));
+}
+
+// A count small enough for the bytes left as bytes, but not as doubles.
+TEST(Archive, NumberVectorCountPastTheBytesLeftIsAFormatError) {
+  try {
+    (void)ferry::loads<std::vector<double>>(frame_with_length(3, 16));
+    FAIL();
+  } catch (const ferry::format_error& e) {
+    EXPECT_NE(std::string(e.what()).find("24 bytes expected, 16 left"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(ferry::loads<std::vector<std::uint16_t>>(frame_with_length(2, 4)).size(), 2u);
+}
+
 TEST(Archive, LengthJustTooLong) {
   EXPECT_THROW((void)ferry::loads<std::string>(frame_with_length(5, 4)), ferry::format_error);
   EXPECT_EQ(ferry::loads<std::string>(frame_with_length(4, 4)), "xxxx");

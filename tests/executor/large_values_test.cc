@@ -1,0 +1,128 @@
+// Copyright ferry authors.
+//
+// Large arguments and results by value through a process pool: their
+// bodies travel in shared memory that each connection reuses
+// (src/executor/reusable_memory_linux.h). Every value keeps its own bytes
+// whether its memory is reused or not, also when results are held, and a
+// worker dying with a large argument fails only its task.
+// Run once per start method (FERRY_TEST_START), and again at -O0.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <executor/executor.h>
+
+#include "test_harness.h"
+#include "test_tasks.h"
+
+using ferry_test::expect_error;
+using ferry_test::get_within;
+using ferry_test::options;
+using Executor = ferry_test::ExecutorTest;
+
+namespace {
+
+// Bytes that differ from value to value and along each one, so that a body
+// left over from an earlier task is never mistaken for this one.
+std::string value_of(std::size_t size, int seed) {
+  std::string v(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) v[i] = static_cast<char>((i * 31 + static_cast<std::size_t>(seed) * 7) % 253);
+  return v;
+}
+
+constexpr std::size_t mib = std::size_t{1} << 20;  // the default shared_memory_threshold
+
+}  // namespace
+
+TEST_F(Executor, LargeValuesGotOneAfterAnotherEachKeepTheirOwnBytes) {
+  ferry::process_pool pool(options(1));
+  for (int i = 0; i < 12; ++i) {
+    // Sizes go up and down: files are reused, and replaced by larger ones.
+    const std::string v = value_of((i % 3 == 2 ? 5 : 2) * mib + static_cast<std::size_t>(i) * 4096, i);
+    auto f = pool.submit(test_tasks::echo(), v);
+    EXPECT_EQ(get_within(f), v) << "value " << i;
+  }
+}
+
+TEST_F(Executor, ManyLargeResultsHeldAtOnceEachKeepTheirOwnBytes) {
+  ferry::process_pool pool(options(2));
+  std::vector<std::string> sent;
+  std::vector<ferry::future<std::string>> held;
+  // More than a connection's reusable files: the rest go in sealed ones.
+  for (int i = 0; i < 12; ++i) {
+    sent.push_back(value_of(2 * mib, i));
+    held.push_back(pool.submit(test_tasks::echo(), sent.back()));
+  }
+  for (std::size_t i = held.size(); i-- > 0;) EXPECT_EQ(get_within(held[i]), sent[i]) << "value " << i;
+  // Once they are dropped, large values still travel, in reused memory.
+  held.clear();
+  const std::string last = value_of(3 * mib, 99);
+  auto f = pool.submit(test_tasks::echo(), last);
+  EXPECT_EQ(get_within(f), last);
+}
+
+TEST_F(Executor, AWorkerDyingWithALargeArgumentFailsOnlyItsTask) {
+  ferry::process_pool pool(options(1));
+  const std::string before = value_of(2 * mib, 1);
+  auto first = pool.submit(test_tasks::echo(), before);
+  EXPECT_EQ(get_within(first), before);
+  auto dies = pool.submit(test_tasks::abort_holding(), value_of(2 * mib, 2));
+  const auto e = expect_error<ferry::worker_died_error>([&] { get_within(dies); });
+  EXPECT_NE(std::string(e.what()).find("SIGABRT"), std::string::npos) << e.what();
+  // The new worker gets its large values through memory of its own.
+  const std::string after = value_of(4 * mib, 3);
+  auto next = pool.submit(test_tasks::echo(), after);
+  EXPECT_EQ(get_within(next), after);
+}
+
+namespace {
+
+// Mappings and descriptors of reusable message files in process `pid`.
+std::size_t reusable_files_in(int pid) {
+  std::size_t n = 0;
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.find("memfd:ferry-reusable") != std::string::npos) ++n;
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+  for (const auto& e : std::filesystem::directory_iterator(fds)) {
+    std::error_code ec;
+    if (std::filesystem::read_symlink(e.path(), ec).string().find("memfd:ferry-reusable") != std::string::npos) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+// A worker started while others hold large bodies (by fork, a copy of the
+// pool's process) inherits none of their files, mapped or open: they would
+// keep that memory alive for as long as it lives.
+TEST_F(Executor, AWorkerStartedLaterHoldsNoneOfTheOthersLargeBodies) {
+  ferry::process_pool pool(options(2));
+  const std::string v = value_of(2 * mib, 5);
+  auto a = pool.submit(test_tasks::echo(), v);
+  auto b = pool.submit(test_tasks::echo(), v);
+  EXPECT_EQ(get_within(a), v);  // both held: the pool keeps their mappings
+  EXPECT_EQ(get_within(b), v);
+  const std::vector<int> before = pool.worker_pids();
+  auto dies = pool.submit(test_tasks::crash(), std::string("abort"));
+  (void)expect_error<ferry::worker_died_error>([&] { get_within(dies); });
+  // The replacement, started on demand: two tasks at once need both workers.
+  int fresh = 0;
+  for (int i = 0; i < 20 && fresh == 0; ++i) {
+    auto p = pool.submit(test_tasks::sleep_ms(), 50);
+    auto q = pool.submit(test_tasks::sleep_ms(), 50);
+    for (const int pid : {get_within(p), get_within(q)})
+      if (std::find(before.begin(), before.end(), pid) == before.end()) fresh = pid;
+  }
+  ASSERT_NE(fresh, 0) << "no replacement worker ran a task";
+  EXPECT_EQ(reusable_files_in(fresh), 0u);
+  EXPECT_GT(reusable_files_in(::getpid()), 0u);  // the pool's own are still there
+}
