@@ -38,6 +38,7 @@ pool_name = {
     "mpi_map_chunk1_items_per_s_inflight2": "map_chunk1_items_per_s",
     "mpi_map_chunk100_items_per_s_inflight2": "map_chunk100_items_per_s",
     "mpi_start_to_first_result": "start_spawn_ms",
+    "mpi_large_gbps": "large_gbps",
 }
 lower_is_better = {"us", "ms", "%"}
 print(f"| measure | ferry mpi_pool | mpi4py.futures | ferry vs mpi4py | process_pool | mpi_pool vs process_pool |")

@@ -5,7 +5,7 @@
 // of executor_bench. bench/mpi4py_bench.py measures mpi4py.futures the same
 // way, and executor_bench the process pool, in the same run.
 //
-//   mpirun -n 3 mpi_bench roundtrip|throughput [in flight [fixed]]|idle|ship on|off
+//   mpirun -n 3 mpi_bench roundtrip|throughput [in flight [fixed]]|idle|ship on|off|large
 #include <dirent.h>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -47,6 +47,25 @@ ferry::mpi_pool_options options(std::size_t workers, std::size_t in_flight = 2, 
 void roundtrip() {
   ferry::mpi_pool pool(options(1));
   bench::measure_roundtrip(pool, noop(), "mpi_", 300, 3000);
+}
+
+// A task taking and returning 64 MiB, as executor_bench's `large`:
+// mpi_large_gbps counts both ways, beside mpi_pingpong's 64 MiB row.
+void large() {
+  ferry::mpi_pool pool(options(1));
+  ferry::function<std::string(std::string)> echo = [](std::string s) { return s; };
+  const std::string payload(64u << 20, 'p');
+  pool.submit(echo, payload).get();
+  std::vector<double> s;
+  for (int i = 0; i < 5; ++i) {
+    const auto t = clock_type::now();
+    const std::string back = pool.submit(echo, payload).get();
+    s.push_back(seconds_since(t));
+    if (back.size() != payload.size()) std::exit(3);
+  }
+  const double median = bench::percentile(s, 0.5);
+  emit("mpi_large_roundtrip_ms", median * 1e3, "ms");
+  emit("mpi_large_gbps", 2.0 * static_cast<double>(payload.size()) / median / 1e9, "GB/s");
 }
 
 // Only one pool per job: the in-flight depth, and whether the window is
@@ -157,8 +176,10 @@ int main(int argc, char** argv) {
     throughput(argc > 2 ? std::stoul(argv[2]) : 2, argc > 3 && std::string(argv[3]) == "fixed");
   else if (mode == "idle") idle();
   else if (mode == "ship") ship(argc > 2 && std::string(argv[2]) == "on");
+  else if (mode == "large") large();
   else {
-    std::fprintf(stderr, "usage: mpirun -n 3 %s roundtrip|throughput [in flight [fixed]]|idle|ship on|off\n", argv[0]);
+    std::fprintf(stderr, "usage: mpirun -n 3 %s roundtrip|throughput [in flight [fixed]]|idle|ship on|off|large\n",
+                 argv[0]);
     return 2;
   }
   return 0;

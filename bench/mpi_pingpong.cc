@@ -3,7 +3,8 @@
 // The floor under mpi_bench's round trip: two ranks bouncing a small
 // message with plain MPI, polled the way ferry's ranks poll (MPI_Iprobe,
 // yielding between probes), with no pool, agent or worker. scripts/
-// bench_mpi.sh runs it on one host and across the simulated hosts.
+// bench_mpi.sh runs it on one host and across the simulated hosts. Then the
+// same for 64 MiB each way, the floor under mpi_bench's large.
 //
 //   mpirun -n 2 mpi_pingpong
 #include <mpi.h>
@@ -48,6 +49,24 @@ int main(int argc, char** argv) {
     if (i >= 300) us.push_back(bench::seconds_since(t) * 1e6);
   }
   if (rank == 0) bench::emit("mpi_floor_pingpong_median", bench::percentile(us, 0.5), "us");
+  // 64 MiB each way, blocking calls: the bandwidth under mpi_bench's large.
+  std::vector<char> large(std::size_t{64} << 20, 'p');
+  std::vector<double> seconds;
+  for (int i = 0; i < 6; ++i) {
+    const auto t = bench::clock_type::now();
+    const int n = static_cast<int>(large.size());
+    if (rank == 0) {
+      MPI_Send(large.data(), n, MPI_BYTE, 1, tag, MPI_COMM_WORLD);
+      MPI_Recv(large.data(), n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+      MPI_Recv(large.data(), n, MPI_BYTE, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(large.data(), n, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
+    }
+    if (i > 0) seconds.push_back(bench::seconds_since(t));
+  }
+  if (rank == 0)
+    bench::emit("mpi_floor_64mib_gbps", 2.0 * static_cast<double>(large.size()) / bench::percentile(seconds, 0.5) / 1e9,
+                "GB/s");
   MPI_Finalize();
   return 0;
 }

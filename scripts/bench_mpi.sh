@@ -27,14 +27,14 @@ for _ in $(seq $round_trips); do
   "$build/bench/executor_bench" roundtrip >>"$out/process_pool.jsonl"
 done
 timeout 120 "${mpirun[@]}" -n 2 "$build/bench/mpi_pingpong" >>"$out/ferry_mpi.jsonl"
-for args in "throughput 1" "throughput 2" "throughput 2 fixed" idle "ship on" "ship off"; do
+for args in "throughput 1" "throughput 2" "throughput 2 fixed" idle "ship on" "ship off" large; do
   timeout 300 "${mpirun[@]}" -n 3 "$build/bench/mpi_bench" $args >>"$out/ferry_mpi.jsonl"
 done
 for mode in throughput idle; do
   timeout 300 "${mpirun[@]}" -n 3 /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" "$mode" \
     >>"$out/mpi4py.jsonl"
 done
-for mode in throughput start; do
+for mode in throughput start large; do
   "$build/bench/executor_bench" "$mode" >>"$out/process_pool.jsonl"
 done
 python3 "$root/bench/compare_mpi.py" "$out"
@@ -48,7 +48,7 @@ if hosts_up "$build/bench/ship" >&2; then
       >>"$out/mpi4py_2h.jsonl"
   done
   hosts_run 1 1 "${mpirun[0]}" "$build/bench/mpi_pingpong" >>"$out/ferry_mpi_2h.jsonl"
-  for args in "throughput 1" "throughput 2" idle "ship on"; do
+  for args in "throughput 1" "throughput 2" idle "ship on" large; do
     hosts_run 1 1 "${mpirun[0]}" "$build/bench/mpi_bench" $args >>"$out/ferry_mpi_2h.jsonl"
   done
   for mode in throughput idle; do

@@ -7,6 +7,7 @@
 
 #include "executor/message_io.h"
 #include "serialize/error.h"
+#include "serialize/internal/large_buffers.h"
 
 namespace ferry::detail::mpi {
 namespace {
@@ -94,7 +95,11 @@ std::optional<message> channel::poll() {
     m.body = first.substr(header_words * 8);
     return m;
   }
-  m.body.assign(header[2], '\0');
+  // Fresh memory for a large body: offered huge pages before its first
+  // touch, as the archives do (serialize/internal/large_buffers.h).
+  m.body.reserve(header[2]);
+  if (header[2] >= large_buffer_bytes) advise_huge_pages(m.body.data(), m.body.capacity());
+  m.body.resize(header[2]);
   // The pieces follow from the same rank, of whatever size the sender cut
   // them to; receiving them keeps MPI's progress going for this process's
   // own queued sends meanwhile.
