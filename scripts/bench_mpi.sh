@@ -9,7 +9,9 @@
 # workers (mpi4py: two worker ranks) on the second, where the directory of
 # the module that `mpi_bench ship on` ships is hidden. On both, plain MPI's
 # ping-pong between two ranks (bench/mpi_pingpong.cc) is the floor under
-# the round trip.
+# the round trip and under the 64 MiB round trip (`mpi_bench large`). On
+# one host, the round trips run again while a shell loop it starts and
+# stops keeps one CPU busy (the "_busy" table).
 #   scripts/bench_mpi.sh
 set -euo pipefail
 source "$(dirname "$0")/bench_build.sh" python3-mpi4py
@@ -26,6 +28,24 @@ for _ in $(seq $round_trips); do
     >>"$out/mpi4py.jsonl"
   "$build/bench/executor_bench" roundtrip >>"$out/process_pool.jsonl"
 done
+# The same round trips with one CPU kept busy by another process for the
+# whole pass: a pool whose waiting relies on yields and short sleeps is the
+# one that moves (the _busy table).
+busy_pid=
+stop_busy() {
+  if [ -n "$busy_pid" ]; then kill "$busy_pid" 2>/dev/null || true; wait "$busy_pid" 2>/dev/null || true; fi
+  busy_pid=
+}
+trap 'stop_busy; rm -rf "$out"' EXIT
+sh -c 'while :; do :; done' &
+busy_pid=$!
+for _ in $(seq $round_trips); do
+  timeout 300 "${mpirun[@]}" -n 3 "$build/bench/mpi_bench" roundtrip >>"$out/ferry_mpi_busy.jsonl"
+  timeout 300 "${mpirun[@]}" -n 3 /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" roundtrip \
+    >>"$out/mpi4py_busy.jsonl"
+  "$build/bench/executor_bench" roundtrip >>"$out/process_pool_busy.jsonl"
+done
+stop_busy
 timeout 120 "${mpirun[@]}" -n 2 "$build/bench/mpi_pingpong" >>"$out/ferry_mpi.jsonl"
 for args in "throughput 1" "throughput 2" "throughput 2 fixed" idle "ship on" "ship off" large; do
   timeout 300 "${mpirun[@]}" -n 3 "$build/bench/mpi_bench" $args >>"$out/ferry_mpi.jsonl"
@@ -38,9 +58,12 @@ for mode in throughput start large; do
   "$build/bench/executor_bench" "$mode" >>"$out/process_pool.jsonl"
 done
 python3 "$root/bench/compare_mpi.py" "$out"
+echo
+echo "one host, one CPU kept busy by another process:"
+python3 "$root/bench/compare_mpi.py" "$out" _busy
 
 source "$root/scripts/simulated_hosts.sh"
-trap 'hosts_down; rm -rf "$out"' EXIT
+trap 'stop_busy; hosts_down; rm -rf "$out"' EXIT
 if hosts_up "$build/bench/ship" >&2; then
   for _ in $(seq $round_trips); do
     hosts_run 1 1 "${mpirun[0]}" "$build/bench/mpi_bench" roundtrip >>"$out/ferry_mpi_2h.jsonl"
