@@ -6,7 +6,9 @@
 // way, and executor_bench the process pool, in the same run.
 //
 //   mpirun -n 3 mpi_bench roundtrip|throughput [in flight [fixed]]|idle|ship on|off|large
+//   mpirun -n N+1 mpi_bench hosts N     (scripts/bench_mpi_hosts.sh)
 #include <dirent.h>
+#include <sys/resource.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -142,6 +144,41 @@ void idle() {
   emit("mpi_idle_cpu_busiest_rank", most, "%");
 }
 
+// Rank 0's cost as agents are added (scripts/bench_mpi_hosts.sh runs this
+// over 1, 2, 4 and 8 simulated hosts, one worker each): its CPU while the
+// pool idles (heartbeats, each agent's window sampled), and the tasks/s of
+// 20 000 no-op submits with its CPU per task.
+void hosts(int agents) {
+  ferry::mpi_pool pool(options(1));
+  {
+    std::vector<ferry::future<int>> warm;
+    for (int i = 0; i < 100 * agents; ++i) warm.push_back(pool.submit(noop(), i));
+    for (auto& f : warm) f.get();
+  }
+  const std::string n = "_h" + std::to_string(agents);
+  // This process's CPU time, to the microsecond (/proc's ticks are 10 ms).
+  const auto cpu_seconds = [] {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  };
+  double cpu = cpu_seconds();
+  auto t = clock_type::now();
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  emit("mpi_hosts_rank0_idle_cpu" + n, (cpu_seconds() - cpu) / seconds_since(t) * 100, "%");
+  constexpr int count = 20'000;
+  cpu = cpu_seconds();
+  t = clock_type::now();
+  std::vector<ferry::future<int>> futures;
+  futures.reserve(count);
+  for (int i = 0; i < count; ++i) futures.push_back(pool.submit(noop(), i));
+  for (auto& f : futures) f.get();
+  const double seconds = seconds_since(t);
+  emit("mpi_hosts_tasks_per_s" + n, count / seconds, "tasks/s");
+  emit("mpi_hosts_rank0_cpu_per_task" + n, (cpu_seconds() - cpu) / count * 1e6, "us");
+}
+
 // The first task naming an 8 MiB plugin (bench/ship_plugin.cpp) that the
 // agent's workers have not loaded: submit to result, with the module shipped
 // first (ship_modules) or found at its path. Across the simulated hosts of
@@ -177,8 +214,9 @@ int main(int argc, char** argv) {
   else if (mode == "idle") idle();
   else if (mode == "ship") ship(argc > 2 && std::string(argv[2]) == "on");
   else if (mode == "large") large();
+  else if (mode == "hosts" && argc > 2) hosts(std::atoi(argv[2]));
   else {
-    std::fprintf(stderr, "usage: mpirun -n 3 %s roundtrip|throughput [in flight [fixed]]|idle|ship on|off|large\n",
+    std::fprintf(stderr, "usage: mpirun -n 3 %s roundtrip|throughput [in flight [fixed]]|idle|ship on|off|large|hosts N\n",
                  argv[0]);
     return 2;
   }
