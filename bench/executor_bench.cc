@@ -148,19 +148,7 @@ void throughput() {
 // A task taking and returning 64 MiB.
 void large() {
   ferry::process_pool pool(options(1));
-  ferry::function<std::string(std::string)> echo = [](std::string s) { return s; };
-  const std::string payload(64u << 20, 'p');
-  pool.submit(echo, payload).get();
-  std::vector<double> s;
-  for (int i = 0; i < 5; ++i) {
-    const auto t = clock_type::now();
-    const std::string back = pool.submit(echo, payload).get();
-    s.push_back(seconds_since(t));
-    if (back.size() != payload.size()) std::abort();
-  }
-  const double median = percentile(s, 0.5);
-  emit("large_roundtrip_ms", median * 1e3, "ms");
-  emit("large_gbps", 2.0 * static_cast<double>(payload.size()) / median / 1e9, "GB/s");
+  bench::measure_large(pool, "");
 }
 
 // A 1 GiB ferry::shared_buffer to a task and back: the memory is the

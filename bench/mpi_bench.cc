@@ -55,19 +55,7 @@ void roundtrip() {
 // mpi_large_gbps counts both ways, beside mpi_pingpong's 64 MiB row.
 void large() {
   ferry::mpi_pool pool(options(1));
-  ferry::function<std::string(std::string)> echo = [](std::string s) { return s; };
-  const std::string payload(64u << 20, 'p');
-  pool.submit(echo, payload).get();
-  std::vector<double> s;
-  for (int i = 0; i < 5; ++i) {
-    const auto t = clock_type::now();
-    const std::string back = pool.submit(echo, payload).get();
-    s.push_back(seconds_since(t));
-    if (back.size() != payload.size()) std::exit(3);
-  }
-  const double median = bench::percentile(s, 0.5);
-  emit("mpi_large_roundtrip_ms", median * 1e3, "ms");
-  emit("mpi_large_gbps", 2.0 * static_cast<double>(payload.size()) / median / 1e9, "GB/s");
+  bench::measure_large(pool, "mpi_");
 }
 
 // Only one pool per job: the in-flight depth, and whether the window is

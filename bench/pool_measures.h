@@ -5,9 +5,12 @@
 #ifndef FERRY_BENCH_POOL_MEASURES_H_
 #define FERRY_BENCH_POOL_MEASURES_H_
 
+#include <cstdlib>
 #include <initializer_list>
 #include <string>
 #include <vector>
+
+#include <serialize/function.h>
 
 #include "bench_output.h"
 
@@ -52,6 +55,25 @@ void measure_throughput(Pool& pool, const Task& task, const std::string& prefix,
     emit(prefix + "map_chunk" + size + "_items_per_s" + suffix, count / seconds_since(t),
          "items/s");
   }
+}
+
+// A task taking and returning 64 MiB, five times after a first one:
+// <prefix>large_roundtrip_ms and <prefix>large_gbps (both ways counted).
+template <class Pool>
+void measure_large(Pool& pool, const std::string& prefix) {
+  ferry::function<std::string(std::string)> echo = [](std::string s) { return s; };
+  const std::string payload(64u << 20, 'p');
+  pool.submit(echo, payload).get();
+  std::vector<double> s;
+  for (int i = 0; i < 5; ++i) {
+    const auto t = clock_type::now();
+    const std::string back = pool.submit(echo, payload).get();
+    s.push_back(seconds_since(t));
+    if (back.size() != payload.size()) std::abort();
+  }
+  const double median = percentile(s, 0.5);
+  emit(prefix + "large_roundtrip_ms", median * 1e3, "ms");
+  emit(prefix + "large_gbps", 2.0 * static_cast<double>(payload.size()) / median / 1e9, "GB/s");
 }
 
 }  // namespace bench

@@ -22,12 +22,15 @@ echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d), $(mpirun --vers
 # and with what else the machine does: five jobs of each side, ferry's and
 # its peer's in turn, and the table shows the median of the five.
 round_trips=5
-for _ in $(seq $round_trips); do
-  timeout 300 "${mpirun[@]}" -n 3 "$build/bench/mpi_bench" roundtrip >>"$out/ferry_mpi.jsonl"
-  timeout 300 "${mpirun[@]}" -n 3 /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" roundtrip \
-    >>"$out/mpi4py.jsonl"
-  "$build/bench/executor_bench" roundtrip >>"$out/process_pool.jsonl"
-done
+round_trip_jobs() {  # SUFFIX of the files they write
+  for _ in $(seq $round_trips); do
+    timeout 300 "${mpirun[@]}" -n 3 "$build/bench/mpi_bench" roundtrip >>"$out/ferry_mpi$1.jsonl"
+    timeout 300 "${mpirun[@]}" -n 3 /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" roundtrip \
+      >>"$out/mpi4py$1.jsonl"
+    "$build/bench/executor_bench" roundtrip >>"$out/process_pool$1.jsonl"
+  done
+}
+round_trip_jobs ""
 # The same round trips with one CPU kept busy by another process for the
 # whole pass: a pool whose waiting relies on yields and short sleeps is the
 # one that moves (the _busy table).
@@ -39,12 +42,7 @@ stop_busy() {
 trap 'stop_busy; rm -rf "$out"' EXIT
 sh -c 'while :; do :; done' &
 busy_pid=$!
-for _ in $(seq $round_trips); do
-  timeout 300 "${mpirun[@]}" -n 3 "$build/bench/mpi_bench" roundtrip >>"$out/ferry_mpi_busy.jsonl"
-  timeout 300 "${mpirun[@]}" -n 3 /usr/bin/python3 -m mpi4py.futures "$root/bench/mpi4py_bench.py" roundtrip \
-    >>"$out/mpi4py_busy.jsonl"
-  "$build/bench/executor_bench" roundtrip >>"$out/process_pool_busy.jsonl"
-done
+round_trip_jobs _busy
 stop_busy
 timeout 120 "${mpirun[@]}" -n 2 "$build/bench/mpi_pingpong" >>"$out/ferry_mpi.jsonl"
 for args in "throughput 1" "throughput 2" "throughput 2 fixed" idle "ship on" "ship off" large; do

@@ -130,12 +130,7 @@ std::shared_ptr<const message_body> reusable_mappings::body(int fd, std::uint64_
     throw protocol_error("a reusable shared-memory body is not a memfd sealed against shrinking with room for " +
                          std::to_string(length) + " bytes");
   }
-  try {
-    identity = file_identity(fd);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
+  identity = file_identity(st);
   const auto size = static_cast<std::size_t>(st.st_size);
   auto hit = std::find_if(cached_.begin(), cached_.end(), [&](const std::shared_ptr<mapping>& m) {
     return m->identity == identity && m->size >= reusable_body_offset + length;

@@ -31,11 +31,6 @@ class mapped_body final : public message_body {
   std::size_t size_;
 };
 
-std::string identity_of(const struct stat& st) {
-  const std::uint64_t id[2] = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
-  return std::string(reinterpret_cast<const char*>(id), sizeof id);
-}
-
 }  // namespace
 
 int sealed_memfd(std::string_view bytes) {
@@ -60,11 +55,16 @@ int sealed_memfd(std::string_view bytes) {
   return mem;
 }
 
+std::string file_identity(const struct stat& st) {
+  const std::uint64_t id[2] = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+  return std::string(reinterpret_cast<const char*>(id), sizeof id);
+}
+
 std::string file_identity(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) != 0)
     throw protocol_error(std::string("fstat of shared memory: ") + std::strerror(errno));
-  return identity_of(st);
+  return file_identity(st);
 }
 
 std::shared_ptr<const message_body> map_sealed_memfd(int fd, std::uint64_t length,
@@ -79,7 +79,7 @@ std::shared_ptr<const message_body> map_sealed_memfd(int fd, std::uint64_t lengt
     throw protocol_error("shared-memory body is not a sealed memfd of " +
                          std::to_string(length) + " bytes");
   }
-  identity = identity_of(st);
+  identity = file_identity(st);
   void* data = nullptr;
   if (length != 0) {
     data = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);

@@ -9,6 +9,8 @@
 #ifndef FERRY_SRC_EXECUTOR_SHARED_MEMORY_LINUX_H_
 #define FERRY_SRC_EXECUTOR_SHARED_MEMORY_LINUX_H_
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,6 +27,8 @@ int sealed_memfd(std::string_view bytes);
 // The identity (device and inode numbers, u64 each) of the open file fd.
 // Throws protocol_error if fstat fails.
 std::string file_identity(int fd);
+// The same, of a file already fstat'ed.
+std::string file_identity(const struct stat& st);
 
 // Maps a received memfd read-only and closes fd; `identity` gets the
 // file's identity. Throws protocol_error unless it is sealed against

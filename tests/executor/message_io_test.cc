@@ -20,6 +20,7 @@
 
 #include "executor/message_io.h"
 #include "executor/shared_memory_linux.h"
+#include "socket_test_util.h"
 
 using ferry::detail::authentication_failure;
 using ferry::detail::channel_auth;
@@ -28,22 +29,10 @@ using ferry::detail::message_reader;
 using ferry::detail::protocol_error;
 using ferry::detail::write_message;
 namespace protocol = ferry::detail::protocol;
+using ferry_test::send_header_and_descriptor;
+using ferry_test::socket_pair;
 
 namespace {
-
-struct socket_pair {
-  int a, b;
-  socket_pair() {
-    int sv[2];
-    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-    a = sv[0];
-    b = sv[1];
-  }
-  ~socket_pair() {
-    if (a >= 0) ::close(a);
-    if (b >= 0) ::close(b);
-  }
-};
 
 std::string message(std::string_view body) { return std::string(body); }
 
@@ -222,22 +211,6 @@ std::pair<protocol::header, int> receive_header_and_descriptor(int fd) {
   int received = -1;
   if (cmsghdr* c = CMSG_FIRSTHDR(&msg)) std::memcpy(&received, CMSG_DATA(c), sizeof(int));
   return {h, received};
-}
-
-void send_header_and_descriptor(int fd, const protocol::header& h, int pass) {
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  iovec iov{const_cast<protocol::header*>(&h), sizeof h};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &pass, sizeof(int));
-  EXPECT_EQ(::sendmsg(fd, &msg, 0), static_cast<ssize_t>(sizeof h));
 }
 
 int sealed_memfd(const std::string& content) {

@@ -18,6 +18,7 @@
 
 #include "executor/message_io.h"
 #include "executor/shared_memory_linux.h"
+#include "socket_test_util.h"
 
 using ferry::detail::message;
 using ferry::detail::message_reader;
@@ -26,22 +27,10 @@ using ferry::detail::reusable_body_offset;
 using ferry::detail::reusable_buffers;
 using ferry::detail::write_message;
 namespace protocol = ferry::detail::protocol;
+using ferry_test::send_header_and_descriptor;
+using ferry_test::socket_pair;
 
 namespace {
-
-struct socket_pair {
-  int a = -1, b = -1;
-  socket_pair() {
-    int sv[2];
-    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-    a = sv[0];
-    b = sv[1];
-  }
-  ~socket_pair() {
-    ::close(a);
-    ::close(b);
-  }
-};
 
 std::size_t open_descriptors() {
   std::size_t n = 0;
@@ -162,22 +151,6 @@ TEST(ReusableMemory, NothingStaysOpenOrMappedOnceBothSidesAreGone) {
 }
 
 namespace {
-
-void send_header_and_descriptor(int fd, const protocol::header& h, int pass) {
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  iovec iov{const_cast<protocol::header*>(&h), sizeof h};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &pass, sizeof(int));
-  EXPECT_EQ(::sendmsg(fd, &msg, 0), static_cast<ssize_t>(sizeof h));
-}
 
 constexpr std::uint8_t reusable_flags = protocol::flag_shared_memory | protocol::flag_reusable_memory;
 
