@@ -75,7 +75,7 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     agent a;
     a.rank = m->source;
     a.host = h.host;
-    a.window = a.floor = h.workers * per_worker;
+    a.floor = h.workers * per_worker;
     a.most = std::max(a.floor, h.workers * max_in_flight_per_worker);
     a.sampled = a.last_heard = std::chrono::steady_clock::now();
     agents_.push_back(std::move(a));
@@ -85,6 +85,12 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     throw error("ferry: no node agent of the MPI job could start its pool; each said why on its "
                 "standard error");
   std::sort(agents_.begin(), agents_.end(), [](const agent& a, const agent& b) { return a.rank < b.rank; });
+  rooms_ = mpi::agent_rooms(agents_.size());
+  agent_of_rank_.assign(static_cast<std::size_t>(agents_.back().rank) + 1, agents_.size());
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    rooms_.set_limits(i, agents_[i].floor, agents_[i].floor);
+    agent_of_rank_[static_cast<std::size_t>(agents_[i].rank)] = i;
+  }
   observer_ = trace_recorder::for_pool(options_.local, &trace_);
   manager_.start([this] {
     run();
@@ -130,16 +136,15 @@ std::vector<std::string> mpi_core::hosts() const {
 }
 
 void mpi_core::on_message(mpi::message m) {
-  for (agent& a : agents_) {
-    if (a.rank != m.source) continue;
-    a.last_heard = std::chrono::steady_clock::now();
-    if (m.type == mpi::kind::results) {
-      for (const mpi::batch_entry& e : mpi::decode_batch(m.body))
-        on_answer(a, static_cast<mpi::kind>(e.kind), e.id, std::string(e.body));
-    } else if (m.type == mpi::kind::result || m.type == mpi::kind::failure) {
-      on_answer(a, m.type, m.id, std::move(m.body));
-    }
-    return;
+  const auto source = static_cast<std::size_t>(m.source);
+  if (source >= agent_of_rank_.size() || agent_of_rank_[source] == agents_.size()) return;
+  agent& a = agents_[agent_of_rank_[source]];
+  a.last_heard = std::chrono::steady_clock::now();
+  if (m.type == mpi::kind::results) {
+    for (const mpi::batch_entry& e : mpi::decode_batch(m.body))
+      on_answer(a, static_cast<mpi::kind>(e.kind), e.id, std::string(e.body));
+  } else if (m.type == mpi::kind::result || m.type == mpi::kind::failure) {
+    on_answer(a, m.type, m.id, std::move(m.body));
   }
 }
 
@@ -148,6 +153,7 @@ void mpi_core::on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string
   if (it == a.in_flight.end()) return;
   const sent_task sent = std::move(it->second);
   a.in_flight.erase(it);
+  rooms_.remove(index_of(a));
   ++a.answered;
   const task_facts facts{.id = id, .items = sent.items, .name = sent.name, .host = a.host, .running_since = sent.since};
   if (type == mpi::kind::result) {
@@ -195,30 +201,13 @@ void mpi_core::update_windows(std::chrono::steady_clock::time_point now) {
     a.answered = 0;
     a.sampled = now;
     const double ahead = a.rate * std::chrono::duration<double>(options_.work_ahead).count();
-    a.window = std::clamp(static_cast<std::size_t>(ahead), a.floor, a.most);
+    rooms_.set_limits(index_of(a), a.floor, std::clamp(static_cast<std::size_t>(ahead), a.floor, a.most));
   }
 }
 
 mpi_core::agent* mpi_core::agent_for(const task& t) {
-  const bool small = t.body.size() <= mpi::batch_body_limit;
-  agent* best = nullptr;
-  std::size_t best_room = 0;
-  for (agent& a : agents_) {
-    const std::size_t limit = small ? a.window : a.floor;
-    if (a.lost || a.in_flight.size() >= limit) continue;
-    const std::size_t room = limit - a.in_flight.size();
-    if (room > best_room) {
-      best = &a;
-      best_room = room;
-    }
-  }
-  return best;
-}
-
-std::size_t mpi_core::in_flight() const {
-  std::size_t n = 0;
-  for (const agent& a : agents_) n += a.in_flight.size();
-  return n;
+  const std::optional<std::size_t> best = rooms_.choose(t.body.size() <= mpi::batch_body_limit);
+  return best ? &agents_[*best] : nullptr;
 }
 
 void mpi_core::check_agents() {
@@ -227,6 +216,7 @@ void mpi_core::check_agents() {
   for (agent& a : agents_) {
     if (!a.lost && now - a.last_heard > options_.agent_timeout) {
       a.lost = true;
+      rooms_.set_lost(index_of(a));
       const auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(now - a.last_heard);
       const auto lost = std::make_exception_ptr(worker_died_error(
           0, "was lost with its MPI agent on host " + a.host + ", MPI rank " + std::to_string(a.rank) +
@@ -258,11 +248,13 @@ void mpi_core::fail_sent(agent& a, const std::exception_ptr& error) {
               {.id = id, .items = sent.items, .name = sent.name, .host = a.host, .running_since = sent.since},
               false, what);
   }
+  rooms_.remove(index_of(a), a.in_flight.size());
   a.in_flight.clear();
 }
 
 void mpi_core::run() {
   mpi::idle_backoff backoff;
+  auto next_pass = std::chrono::steady_clock::now();
   bool kill = false;  // shut down with kill_running, as last seen under the lock
   for (;;) {
     std::vector<std::pair<agent*, task>> to_send;
@@ -272,7 +264,7 @@ void mpi_core::run() {
       // Nothing to wait for from the agents: sleep until there is work, but
       // wake each heartbeat interval to take their heartbeats off MPI's
       // queue of unexpected messages, which would otherwise only grow.
-      if (in_flight() == 0 && intake_.pending.empty() && !intake_.closed())
+      if (rooms_.in_flight() == 0 && intake_.pending.empty() && !intake_.closed())
         cv_.wait_for(lock.native(), mpi::heartbeat_interval,
                      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(intake_.mu) { return !intake_.pending.empty() || intake_.closed(); });
       kill = intake_.kill_running();
@@ -283,9 +275,10 @@ void mpi_core::run() {
         intake_.pending.pop_front();
         if (!t.state->start()) continue;  // cancelled meanwhile
         best->in_flight.emplace(t.id, sent_task{t.state, t.items, t.name, std::chrono::steady_clock::now()});
+        rooms_.add(index_of(*best));
         to_send.emplace_back(best, std::move(t));
       }
-      finished = intake_.closed() && (kill || (intake_.pending.empty() && in_flight() == 0));
+      finished = intake_.closed() && (kill || (intake_.pending.empty() && rooms_.in_flight() == 0));
     }
     // Small tasks for one agent leave together, large ones alone.
     std::unordered_map<agent*, std::pair<std::string, std::vector<task*>>> batches;
@@ -320,8 +313,13 @@ void mpi_core::run() {
     } catch (const std::exception& e) {
       fail_in_flight(std::make_exception_ptr(error(std::string("ferry: the MPI pool failed: ") + e.what())));
     }
-    check_agents();
-    update_windows(std::chrono::steady_clock::now());
+    // Each pass over every agent at most once a sample period, however many
+    // messages arrive: their number grows with the agents too.
+    if (const auto now = std::chrono::steady_clock::now(); now >= next_pass) {
+      check_agents();
+      update_windows(now);
+      next_pass = now + sample_period;
+    }
     if (finished) break;
     if (did) backoff.reset(); else backoff.wait();
   }

@@ -31,6 +31,7 @@
 #include "executor/task_intake.h"
 #include "internal/mutex.h"
 #include "serialize/payload_code.h"
+#include "mpi/agent_rooms.h"
 #include "mpi/mpi_channel.h"
 
 namespace ferry::detail {
@@ -70,8 +71,7 @@ class mpi_core final : public task_queue {
     int rank = 0;
     std::string host;
     std::size_t floor = 0;   // workers x tasks_in_flight_per_worker
-    std::size_t window = 0;  // floor .. most
-    std::size_t most = 0;    // workers x max_in_flight_per_worker
+    std::size_t most = 0;    // workers x max_in_flight_per_worker; the window is floor .. most
     double rate = 0;     // answers per second, smoothed
     std::size_t answered = 0;  // since sampled
     std::chrono::steady_clock::time_point sampled;
@@ -90,12 +90,12 @@ class mpi_core final : public task_queue {
 
   // The agent with the most room for t, or null when none has room.
   agent* agent_for(const task& t);
+  std::size_t index_of(const agent& a) const { return static_cast<std::size_t>(&a - agents_.data()); }
 
   // Sends agent a the modules of t it was not sent yet (ship_modules).
   void ship_modules(agent& a, const task& t);
 
   void run();  // the manager thread
-  std::size_t in_flight() const;  // over all agents
   void on_message(mpi::message m);
   // A task's result or failure from agent a.
   void on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body);
@@ -110,6 +110,8 @@ class mpi_core final : public task_queue {
   std::shared_ptr<pool_observer> observer_;
   std::unique_ptr<mpi::channel> channel_;
   std::vector<agent> agents_;  // the manager's, once the constructor is done
+  mpi::agent_rooms rooms_{0};  // of agents_, by index
+  std::vector<std::size_t> agent_of_rank_;  // index in agents_, or agents_.size()
   std::size_t max_workers_ = 0;
   // The module messages sent to some agents and not yet to all (the manager's).
   std::unordered_map<std::string, std::shared_ptr<const message_body>> module_messages_;
