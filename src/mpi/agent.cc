@@ -24,6 +24,10 @@
 namespace ferry::detail::mpi {
 namespace {
 
+// How long an agent whose tasks run waits for its workers before it looks
+// at MPI again.
+constexpr std::chrono::microseconds running_poll{100};
+
 // Variables of the MPI launcher that a worker must not inherit: a child
 // that finds them and initializes MPI fails.
 const char* const launcher_variables[] = {"OMPI_*", "PMIX_*", "PMI_*", "HYDRA_*"};
@@ -91,6 +95,9 @@ int serve(channel& ch, agent_config config) {
     state->on_done([&done, id] { done.push_back(id); });
   };
   std::vector<std::uint64_t> finished;
+  doorbell* const bell = j.bell_of(j.rank);
+  doorbell* const root_bell = j.bell_of(0);
+  bool sending = false;  // pieces of a large message still going out
   for (bool stopping = false; !stopping;) {
     bool did = false;
     if (std::chrono::steady_clock::now() >= next_heartbeat) {
@@ -128,10 +135,25 @@ int serve(channel& ch, agent_config config) {
         }
       }
     }
-    // With nothing from MPI, the wait is in the local pool's poll, which a
-    // worker's answer ends at once.
-    const std::chrono::microseconds pause = did ? std::chrono::microseconds(0) : backoff.next();
-    pool->turn(pause);
+    // Where this agent waits when nothing came from MPI. While its tasks
+    // run: in the local pool's poll, which a worker's answer ends at once
+    // (a task from rank 0 meanwhile waits at most running_poll). Idle: it
+    // yields for a while, then sleeps on its doorbell, which rank 0 rings
+    // when it sends here from this host, or for the back-off's time.
+    if (did || sending) {
+      pool->turn(std::chrono::microseconds(0));
+    } else if (!running.empty()) {
+      pool->turn(running_poll);
+    } else if (const std::chrono::microseconds pause = backoff.next(); pause.count() == 0) {
+      pool->turn(std::chrono::microseconds(0));
+      backoff.yield();
+    } else if (bell == nullptr) {
+      pool->turn(pause);
+    } else {
+      pool->turn(std::chrono::microseconds(0));
+      const std::uint32_t armed = bell->arm();
+      if (ch.pending()) bell->disarm(); else bell->sleep(armed, pause);
+    }
     finished.clear();
     finished.swap(done);
     // Small results (and failures) leave together, large ones alone, as the
@@ -156,8 +178,9 @@ int serve(channel& ch, agent_config config) {
       }
     }
     if (batched > 0) ch.send(0, kind::results, batched, std::move(batch));
-    ch.progress();
-    if (did) backoff.reset(); else if (pause.count() == 0) std::this_thread::yield();
+    sending = !ch.progress();
+    if (!finished.empty() && root_bell != nullptr) root_bell->ring();
+    if (did) backoff.reset();
   }
   pool->shutdown({.wait = true, .cancel_pending = kill_running, .kill_running = kill_running});
   pool.reset();

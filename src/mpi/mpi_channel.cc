@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "executor/message_io.h"
+#include "mpi/doorbell_linux.h"
 #include "serialize/error.h"
 #include "serialize/internal/large_buffers.h"
 
@@ -67,6 +68,12 @@ void channel::start(outgoing& o, int rank, kind type, std::uint64_t id, std::str
     check(MPI_Isend(bytes.data() + at, n, MPI_BYTE, rank, piece_tag, comm_, &o.requests[1 + i]),
           "MPI_Isend");
   }
+}
+
+bool channel::pending() {
+  int arrived = 0;
+  check(MPI_Iprobe(MPI_ANY_SOURCE, header_tag, comm_, &arrived, MPI_STATUS_IGNORE), "MPI_Iprobe");
+  return arrived != 0;
 }
 
 std::optional<message> channel::poll() {
@@ -144,15 +151,23 @@ void channel::abandon() {
 idle_backoff::idle_backoff(std::chrono::microseconds max_sleep) : max_sleep_(max_sleep) {}
 
 std::chrono::microseconds idle_backoff::next() {
-  if (std::chrono::steady_clock::now() - last_activity_ < spin_window) return std::chrono::microseconds(0);
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_activity_ < spin_window && now >= contended_until_) return std::chrono::microseconds(0);
   sleep_ = std::min(max_sleep_, sleep_ == std::chrono::microseconds(0) ? std::chrono::microseconds(20) : sleep_ * 2);
   return sleep_;
+}
+
+void idle_backoff::yield() {
+  const auto before = std::chrono::steady_clock::now();
+  std::this_thread::yield();
+  const auto after = std::chrono::steady_clock::now();
+  if (after - before > slow_yield) contended_until_ = after + contended_period;
 }
 
 void idle_backoff::wait() {
   const std::chrono::microseconds pause = next();
   if (pause.count() == 0)
-    std::this_thread::yield();
+    yield();
   else
     std::this_thread::sleep_for(pause);
 }

@@ -79,6 +79,8 @@ class channel {
   // before returning (they follow the header). Throws ferry::error for a
   // header of another size or an unknown kind.
   std::optional<message> poll();
+  // Whether a message has arrived that poll() would return; receives nothing.
+  bool pending();
   // Advances queued sends; true when none is left.
   bool progress();
   // Blocks until every queued send is done.
@@ -106,20 +108,29 @@ class channel {
 // short window after its last activity, where an answer is likely (a round
 // trip's result), then sleeps, longer each time up to `max_sleep`, so that
 // an idle rank does not burn a core. reset() after doing something.
+//
+// A yield that took longer than slow_yield (doorbell_linux.h) ran another
+// process's time slice: for contended_period after it the loop sleeps at
+// once, on its doorbell where it has one, instead of yielding into the
+// next slice.
 class idle_backoff {
  public:
   explicit idle_backoff(std::chrono::microseconds max_sleep = std::chrono::microseconds(1000));
   // How long to wait now: zero (only yield) within the window, else the
   // next, longer, sleep; for a loop that waits in its own call.
   std::chrono::microseconds next();
-  void wait();  // yields or sleeps next()
+  // Yields, and notes whether the CPU was taken meanwhile.
+  void yield();
+  void wait();  // yield() or sleeps next()
   void reset();
 
  private:
   static constexpr std::chrono::microseconds spin_window{200};
+  static constexpr std::chrono::milliseconds contended_period{100};
   std::chrono::microseconds max_sleep_;
   std::chrono::microseconds sleep_{0};
   std::chrono::steady_clock::time_point last_activity_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point contended_until_{};
 };
 
 }  // namespace ferry::detail::mpi

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "executor/message_io.h"
 #include "executor/protocol.h"
@@ -47,6 +48,7 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     throw error("ferry: the MPI job has no node agent: start it with more than one rank "
                 "(mpirun -n 2 or more), one more per host than the hosts that only run rank 0");
   channel_ = std::make_unique<mpi::channel>(j.comm, options_.max_piece);
+  bell_ = j.bell_of(0);
 
   mpi::agent_config config{options_.local, protocol::encode_initializer(options_.local.initializer),
                            snapshot_module_policy()};
@@ -78,6 +80,7 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     a.floor = h.workers * per_worker;
     a.most = std::max(a.floor, h.workers * max_in_flight_per_worker);
     a.sampled = a.last_heard = std::chrono::steady_clock::now();
+    a.bell = j.bell_of(a.rank);
     agents_.push_back(std::move(a));
     max_workers_ += h.workers;
   }
@@ -115,12 +118,18 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
     intake_.pending.push_back({id, std::move(e.body), state, std::move(e.modules), task.timeout(), count,
                                std::string(task.name())});
   }
+  submits_.fetch_add(1);
   cv_.notify_one();
+  if (bell_ != nullptr) bell_->ring();
   return state;
 }
 
 void mpi_core::shutdown(shutdown_options how) {
-  close_intake(intake_, how, [this] { cv_.notify_one(); });
+  close_intake(intake_, how, [this] {
+    submits_.fetch_add(1);
+    cv_.notify_one();
+    if (bell_ != nullptr) bell_->ring();
+  });
   if (how.wait) manager_.join();
 }
 
@@ -252,6 +261,25 @@ void mpi_core::fail_sent(agent& a, const std::exception_ptr& error) {
   a.in_flight.clear();
 }
 
+void mpi_core::wait_for_news(mpi::idle_backoff& backoff, std::uint64_t submits_seen) {
+  const std::chrono::microseconds pause = backoff.next();
+  if (pause.count() == 0) {
+    backoff.yield();
+    return;
+  }
+  if (bell_ == nullptr) {
+    std::this_thread::sleep_for(pause);
+    return;
+  }
+  const std::uint32_t armed = bell_->arm();
+  // What came between the pass and arm() rang before it: look once more.
+  if (submits_.load() != submits_seen || channel_->pending()) {
+    bell_->disarm();
+    return;
+  }
+  bell_->sleep(armed, pause);
+}
+
 void mpi_core::run() {
   mpi::idle_backoff backoff;
   auto next_pass = std::chrono::steady_clock::now();
@@ -259,6 +287,8 @@ void mpi_core::run() {
   for (;;) {
     std::vector<std::pair<agent*, task>> to_send;
     bool finished = false;
+    const std::uint64_t submits_seen = submits_.load();
+    bool sending = false;  // pieces of a large message still going out
     {
       mutex_lock lock(intake_.mu);
       // Nothing to wait for from the agents: sleep until there is work, but
@@ -289,6 +319,7 @@ void mpi_core::run() {
       if (t.timeout) t.body = mpi::with_timeout(*t.timeout, t.body);
       if (t.body.size() > mpi::batch_body_limit) {
         channel_->send(a->rank, k, t.id, std::move(t.body));
+        if (a->bell != nullptr) a->bell->ring();
         continue;
       }
       auto& [bytes, tasks] = batches[a];
@@ -302,6 +333,7 @@ void mpi_core::run() {
                        std::move(tasks[0]->body));
       else
         channel_->send(a->rank, mpi::kind::tasks, tasks.size(), std::move(bytes));
+      if (a->bell != nullptr) a->bell->ring();
     }
     bool did = !to_send.empty();
     try {
@@ -309,7 +341,7 @@ void mpi_core::run() {
         did = true;
         on_message(std::move(*m));
       }
-      channel_->progress();
+      sending = !channel_->progress();
     } catch (const std::exception& e) {
       fail_in_flight(std::make_exception_ptr(error(std::string("ferry: the MPI pool failed: ") + e.what())));
     }
@@ -321,7 +353,7 @@ void mpi_core::run() {
       next_pass = now + sample_period;
     }
     if (finished) break;
-    if (did) backoff.reset(); else backoff.wait();
+    if (did) backoff.reset(); else if (sending) backoff.yield(); else wait_for_news(backoff, submits_seen);
   }
   if (kill) fail_in_flight(stopped_by_shutdown());
   std::vector<int> lost;

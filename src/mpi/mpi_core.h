@@ -14,6 +14,7 @@
 #ifndef FERRY_SRC_MPI_MPI_CORE_H_
 #define FERRY_SRC_MPI_MPI_CORE_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -32,6 +33,7 @@
 #include "internal/mutex.h"
 #include "serialize/payload_code.h"
 #include "mpi/agent_rooms.h"
+#include "mpi/doorbell_linux.h"
 #include "mpi/mpi_channel.h"
 
 namespace ferry::detail {
@@ -78,6 +80,7 @@ class mpi_core final : public task_queue {
     std::unordered_map<std::uint64_t, sent_task> in_flight;
     std::set<std::string> shipped;  // build-ids of the modules sent to it
     std::chrono::steady_clock::time_point last_heard;
+    mpi::doorbell* bell = nullptr;  // null on another host
     bool lost = false;  // silent past agent_timeout: given nothing more
   };
 
@@ -96,6 +99,11 @@ class mpi_core final : public task_queue {
   void ship_modules(agent& a, const task& t);
 
   void run();  // the manager thread
+  // The manager's wait when a pass did nothing: yields, or sleeps on its
+  // doorbell (rung by a submit and by agents on this host) or, without
+  // one, for the back-off's time. `submits_seen`: submits_ when the pass
+  // took from the queue.
+  void wait_for_news(mpi::idle_backoff& backoff, std::uint64_t submits_seen);
   void on_message(mpi::message m);
   // A task's result or failure from agent a.
   void on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body);
@@ -117,6 +125,8 @@ class mpi_core final : public task_queue {
   std::unordered_map<std::string, std::shared_ptr<const message_body>> module_messages_;
 
   std::condition_variable cv_;  // with intake_.mu: work for the manager
+  mpi::doorbell* bell_ = nullptr;  // rank 0's; null without shared memory
+  std::atomic<std::uint64_t> submits_{0};
   task_intake<task> intake_;
 
   manager_thread manager_;

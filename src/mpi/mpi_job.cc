@@ -4,13 +4,16 @@
 // agent, and the end of the job.
 #include "mpi/mpi_job.h"
 
+#include <fcntl.h>
 #include <mpi.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -24,6 +27,41 @@
 namespace ferry {
 namespace detail::mpi {
 namespace {
+
+// Maps `count` doorbells shared by the ranks of `node` (collective over
+// it): its first rank makes the memory and names it to the others, and the
+// name is removed once all have it, so that nothing is left behind by a
+// job however it ends. Null where it failed.
+doorbell* share_doorbells(MPI_Comm node, int node_rank, std::size_t count) {
+  char name[64] = {};
+  const std::size_t bytes = count * sizeof(doorbell);
+  void* at = MAP_FAILED;
+  if (node_rank == 0) {
+    std::snprintf(name, sizeof name, "/ferry-bells-%d-%lx", static_cast<int>(::getpid()),
+                  static_cast<unsigned long>(std::chrono::steady_clock::now().time_since_epoch().count()));
+    const int fd = ::shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(bytes)) != 0 ||
+        (at = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+      if (fd >= 0) ::shm_unlink(name);
+      name[0] = '\0';
+    }
+    if (fd >= 0) ::close(fd);
+  }
+  MPI_Bcast(name, sizeof name, MPI_CHAR, 0, node);
+  if (node_rank != 0 && name[0] != '\0') {
+    const int fd = ::shm_open(name, O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      at = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      ::close(fd);
+    }
+  }
+  MPI_Barrier(node);
+  if (node_rank == 0 && name[0] != '\0') ::shm_unlink(name);
+  if (at == MAP_FAILED) return nullptr;
+  // A fork-started worker never touches them.
+  ::madvise(at, bytes, MADV_DONTFORK);
+  return static_cast<doorbell*>(at);
+}
 
 std::string host_name() {
   char name[256] = {};
@@ -73,6 +111,10 @@ void join_job(MPI_Comm comm) {
   MPI_Comm_size(node, &node_size);
   std::vector<int> ranks(static_cast<std::size_t>(node_size));
   MPI_Allgather(&j.rank, 1, MPI_INT, ranks.data(), 1, MPI_INT, node);
+  int node_rank = 0;
+  MPI_Comm_rank(node, &node_rank);
+  j.bells = share_doorbells(node, node_rank, ranks.size());
+  j.host_ranks = ranks;
   MPI_Comm_free(&node);
   int lowest = INT_MAX;
   for (int r : ranks)

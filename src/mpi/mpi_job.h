@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "mpi/doorbell_linux.h"
+
 namespace ferry::detail::mpi {
 
 struct job {
@@ -31,8 +33,20 @@ struct job {
   bool spawned = false;
   MPI_Comm intercomm = MPI_COMM_NULL;  // from MPI_Comm_spawn or get_parent
 
+  // One doorbell per rank of this host (doorbell_linux.h), in memory they
+  // share, and those ranks in the same order; null when that memory could
+  // not be made (then every wait is timed).
+  doorbell* bells = nullptr;
+  std::vector<int> host_ranks;
+
   // This process is its host's node agent.
   bool is_agent() const { return std::find(agents.begin(), agents.end(), rank) != agents.end(); }
+  // The doorbell of `r`, or null when r is on another host.
+  doorbell* bell_of(int r) const {
+    if (bells == nullptr) return nullptr;
+    const auto it = std::find(host_ranks.begin(), host_ranks.end(), r);
+    return it == host_ranks.end() ? nullptr : bells + (it - host_ranks.begin());
+  }
 };
 
 // The process's one job record. Touched by the thread that calls MPI.
