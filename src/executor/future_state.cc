@@ -50,14 +50,9 @@ std::vector<std::function<void()>> complete(shared_state& s) ABSL_EXCLUSIVE_LOCK
 // whether it finished.
 bool spin_until(const future_state& s, std::chrono::steady_clock::time_point deadline) {
   const auto until = std::min(deadline, std::chrono::steady_clock::now() + spin_before_blocking);
-  for (auto now = std::chrono::steady_clock::now(); now < until;) {
+  while (std::chrono::steady_clock::now() < until) {
     if (s.ready()) return true;
     std::this_thread::yield();
-    const auto before = now;
-    now = std::chrono::steady_clock::now();
-    // A yield this long ran another process's time slice: the next would
-    // too, and blocking lets the result's wake-up preempt it instead.
-    if (now - before > spin_before_blocking / 2) return s.ready();
   }
   return false;
 }

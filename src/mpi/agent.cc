@@ -135,18 +135,20 @@ int serve(channel& ch, agent_config config) {
         }
       }
     }
-    // Where this agent waits when nothing came from MPI. While its tasks
-    // run: in the local pool's poll, which a worker's answer ends at once
-    // (a task from rank 0 meanwhile waits at most running_poll). Idle: it
-    // yields for a while, then sleeps on its doorbell, which rank 0 rings
-    // when it sends here from this host, or for the back-off's time.
+    // Where this agent waits when nothing came from MPI: it yields for a
+    // while after its last activity (a short task's answer comes within
+    // it), unless yields were found slow (idle_backoff). Then, while its
+    // tasks run, in the local pool's poll, which a worker's answer ends at
+    // once (a task from rank 0 meanwhile waits at most running_poll); idle,
+    // on its doorbell, which rank 0 rings when it sends here from this
+    // host, or for the back-off's time.
     if (did || sending) {
       pool->turn(std::chrono::microseconds(0));
-    } else if (!running.empty()) {
-      pool->turn(running_poll);
     } else if (const std::chrono::microseconds pause = backoff.next(); pause.count() == 0) {
       pool->turn(std::chrono::microseconds(0));
       backoff.yield();
+    } else if (!running.empty()) {
+      pool->turn(running_poll);
     } else if (bell == nullptr) {
       pool->turn(pause);
     } else {
