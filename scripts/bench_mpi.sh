@@ -11,7 +11,8 @@
 # ping-pong between two ranks (bench/mpi_pingpong.cc) is the floor under
 # the round trip and under the 64 MiB round trip (`mpi_bench large`). On
 # one host, the round trips run again while a shell loop it starts and
-# stops keeps one CPU busy (the "_busy" table).
+# stops keeps one CPU busy (the "_busy" table), and while three do (the
+# "_busy3" table).
 #   scripts/bench_mpi.sh
 set -euo pipefail
 source "$(dirname "$0")/bench_build.sh" python3-mpi4py
@@ -33,16 +34,25 @@ round_trip_jobs() {  # SUFFIX of the files they write
 round_trip_jobs ""
 # The same round trips with one CPU kept busy by another process for the
 # whole pass: a pool whose waiting relies on yields and short sleeps is the
-# one that moves (the _busy table).
-busy_pid=
+# one that moves (the _busy table); then with three such processes on the
+# machine's two CPUs (the _busy3 table), as a user's job meets a loaded host.
+busy_pids=()
+start_busy() {  # N processes
+  for _ in $(seq "$1"); do
+    sh -c 'while :; do :; done' &
+    busy_pids+=($!)
+  done
+}
 stop_busy() {
-  if [ -n "$busy_pid" ]; then kill "$busy_pid" 2>/dev/null || true; wait "$busy_pid" 2>/dev/null || true; fi
-  busy_pid=
+  for pid in "${busy_pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  busy_pids=()
 }
 trap 'stop_busy; rm -rf "$out"' EXIT
-sh -c 'while :; do :; done' &
-busy_pid=$!
+start_busy 1
 round_trip_jobs _busy
+stop_busy
+start_busy 3
+round_trip_jobs _busy3
 stop_busy
 timeout 120 "${mpirun[@]}" -n 2 "$build/bench/mpi_pingpong" >>"$out/ferry_mpi.jsonl"
 for args in "throughput 1" "throughput 2" "throughput 2 fixed" idle "ship on" "ship off" large; do
@@ -59,6 +69,9 @@ python3 "$root/bench/compare_mpi.py" "$out"
 echo
 echo "one host, one CPU kept busy by another process:"
 python3 "$root/bench/compare_mpi.py" "$out" _busy
+echo
+echo "one host, three busy processes on its two CPUs:"
+python3 "$root/bench/compare_mpi.py" "$out" _busy3
 
 source "$root/scripts/simulated_hosts.sh"
 trap 'stop_busy; hosts_down; rm -rf "$out"' EXIT

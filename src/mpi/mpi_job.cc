@@ -215,6 +215,13 @@ void serve_if_mpi_agent(int argc, char** argv) {
   detail::mpi::job& j = detail::mpi::this_job();
   if (j.initialized) return;
   j.args.assign(argv, argv + argc);
+  // OpenMPI makes every poll of an oversubscribed job (more ranks than
+  // cores) call sched_yield inside MPI, and with other processes busy each
+  // such yield waits out their time slice: three busy loops on two cores
+  // made a round trip 8 ms instead of 65 us (docs/performance.md). No
+  // ferry rank waits inside MPI; its loops choose when to yield and when to
+  // sleep. A value the user gave (mpirun --mca) is kept.
+  ::setenv("OMPI_MCA_mpi_yield_when_idle", "0", 0);
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
     throw error("ferry: MPI_Init_thread failed; run the program with mpirun");
