@@ -161,7 +161,12 @@ void idle_backoff::yield() {
   const auto before = std::chrono::steady_clock::now();
   std::this_thread::yield();
   const auto after = std::chrono::steady_clock::now();
-  if (after - before > slow_yield) contended_until_ = after + contended_period;
+  if (after - before <= slow_yield) return;
+  // Twice in a short while: one slow yield may be the hypervisor's doing,
+  // and on a quiet host 100 ms of sleeping where yields pay is most of a
+  // job of short round trips.
+  if (after - last_slow_yield_ < slow_yield_pair) contended_until_ = after + contended_period;
+  last_slow_yield_ = after;
 }
 
 void idle_backoff::wait() {

@@ -110,9 +110,9 @@ class channel {
 // an idle rank does not burn a core. reset() after doing something.
 //
 // A yield that took longer than slow_yield (doorbell_linux.h) ran another
-// process's time slice: for contended_period after it the loop sleeps at
-// once, on its doorbell where it has one, instead of yielding into the
-// next slice.
+// process's time slice: after two within slow_yield_pair, for
+// contended_period the loop sleeps at once, on its doorbell where it has
+// one, instead of yielding into the next slice.
 class idle_backoff {
  public:
   explicit idle_backoff(std::chrono::microseconds max_sleep = std::chrono::microseconds(1000));
@@ -127,10 +127,12 @@ class idle_backoff {
  private:
   static constexpr std::chrono::microseconds spin_window{200};
   static constexpr std::chrono::milliseconds contended_period{100};
+  static constexpr std::chrono::milliseconds slow_yield_pair{20};
   std::chrono::microseconds max_sleep_;
   std::chrono::microseconds sleep_{0};
   std::chrono::steady_clock::time_point last_activity_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point contended_until_{};
+  std::chrono::steady_clock::time_point last_slow_yield_{};
 };
 
 }  // namespace ferry::detail::mpi
