@@ -447,6 +447,13 @@ TEST(MpiPool, WorkersDoNotInheritTheLaunchersEnvironment) {
   EXPECT_EQ(get_within(f), "<unset>");
 }
 
+// Every rank starts MPI through serve_if_mpi_agent, rank 0 as the others.
+TEST(MpiPool, RanksStartMpiWithoutOpenMpisYieldWhenIdle) {
+  const char* yield = std::getenv("OMPI_MCA_mpi_yield_when_idle");
+  ASSERT_NE(yield, nullptr) << "serve_if_mpi_agent did not set it before MPI_Init";
+  EXPECT_STREQ(yield, "0");
+}
+
 TEST(MpiPool, TheInitializerRunsInTheAgentsWorkers) {
   ferry::mpi_pool_options o = options();
   o.local.initializer = test_tasks::initializer();
