@@ -70,6 +70,7 @@ int serve(channel& ch, agent_config config) {
   add_module_search_path(shipped.path);
   for (const char* v : launcher_variables) config.local.unset_env.emplace_back(v);
   use_every_allowed_cpu();  // the host's pool is this agent's, whatever mpirun bound
+  if (config.local.max_workers == 0) config.local.max_workers = cpus_given_by_batch_system();
   std::shared_ptr<local_pool> pool;
   try {
     // Driven from this loop: a worker's answer reaches MPI without a thread

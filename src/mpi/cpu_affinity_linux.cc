@@ -20,4 +20,12 @@ void use_every_allowed_cpu() noexcept {
   CPU_FREE(set);
 }
 
+std::size_t cpus_given_by_batch_system() noexcept {
+  const char* given = std::getenv("SLURM_CPUS_ON_NODE");
+  if (given == nullptr) return 0;
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(given, &end, 10);
+  return end != given && *end == '\0' && n > 0 && n < 1'000'000 ? n : 0;
+}
+
 }  // namespace ferry::detail::mpi

@@ -7,7 +7,9 @@ naming a region of a file in the repository that lies between the lines
 "// [snippet:NAME]" and "// [end]". Those files are examples built and run
 by the test suite (or compile-fail tests, for blocks that show misuse), so a
 block that no longer compiles or no longer prints what the page says fails
-the suite.
+the suite. A ```sh block preceded by such a line is checked the same way
+against a script's region between "# [snippet:NAME]" and "# [end]" (a job
+script the tests submit); other ```sh blocks are commands, not quotes.
 """
 import pathlib
 import re
@@ -18,14 +20,14 @@ root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
 marker = re.compile(r"<!--\s*snippet:\s*(\S+)#(\S+)\s*-->")
 
 
-def region(path, name):
+def region(path, name, comment="//"):
     lines = (root / path).read_text().splitlines()
-    start = f"// [snippet:{name}]"
+    start = f"{comment} [snippet:{name}]"
     try:
         i = next(n for n, line in enumerate(lines) if line.strip() == start)
     except StopIteration:
         return None
-    j = next(n for n in range(i + 1, len(lines)) if lines[n].strip() == "// [end]")
+    j = next(n for n in range(i + 1, len(lines)) if lines[n].strip() == f"{comment} [end]")
     return textwrap.dedent("\n".join(lines[i + 1 : j])).strip("\n")
 
 
@@ -50,6 +52,18 @@ for page in pages:
                 elif quoted != block:
                     problems.append(f"{where}: block differs from {m.group(1)}#{m.group(2)}")
                 checked += 1
+            n = end
+        elif lines[n].strip() == "```sh" and n > 0 and marker.search(lines[n - 1]):
+            where = f"{page.relative_to(root)}:{n + 1}"
+            end = next(k for k in range(n + 1, len(lines)) if lines[k].strip() == "```")
+            block = textwrap.dedent("\n".join(lines[n + 1 : end])).strip("\n")
+            m = marker.search(lines[n - 1])
+            quoted = region(m.group(1), m.group(2), "#")
+            if quoted is None:
+                problems.append(f"{where}: no region {m.group(2)} in {m.group(1)}")
+            elif quoted != block:
+                problems.append(f"{where}: block differs from {m.group(1)}#{m.group(2)}")
+            checked += 1
             n = end
         n += 1
 
