@@ -27,9 +27,9 @@ cluster_down() {
     local ns
     ns=$([ "$k" = bridge ] && echo "$cluster_bridge" || cluster_ns "$k")
     local pids
-    pids=$(ip netns pids "$ns" 2>/dev/null)
+    pids=$(ip netns pids "$ns" 2>/dev/null) || true
     [ -n "$pids" ] && kill -9 $pids 2>/dev/null
-    ip netns del "$ns" 2>/dev/null
+    ip netns del "$ns" 2>/dev/null || true
   done
   [ -n "$cluster_tmp" ] && rm -rf "$cluster_tmp"
   cluster_tmp=

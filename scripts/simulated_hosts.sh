@@ -24,9 +24,9 @@ hosts_tmp=
 hosts_down() {
   for ns in "$hosts_h1" "$hosts_h2"; do
     local pids
-    pids=$(ip netns pids "$ns" 2>/dev/null)
+    pids=$(ip netns pids "$ns" 2>/dev/null) || true
     [ -n "$pids" ] && kill -9 $pids 2>/dev/null
-    ip netns del "$ns" 2>/dev/null
+    ip netns del "$ns" 2>/dev/null || true
   done
   [ -n "$hosts_tmp" ] && rm -rf "$hosts_tmp"
   hosts_tmp=
