@@ -7,7 +7,9 @@
 #   CPUs Slurm gave the job there;
 #   a task naming the plugin runs on the second node with ship_modules, and
 #   fails there with module_not_found_error without it;
-#   one module message serves an agent on each node.
+#   one module message serves an agent on each node;
+#   scancel of a job on both nodes leaves no rank or worker on either, and
+#   rank 0, if it outlives its agents, sees its task fail.
 #   tests/slurm/two_nodes_test.sh SLURM_JOB_PROGRAM TWO_HOSTS_PROGRAM PLUGIN
 set -u
 job_program=$1 program=$2 plugin=$3
@@ -36,6 +38,32 @@ check "without ship_modules the module is not found there" "plugin error ferry::
 out=$(srun_job -N 2 -n 3 --ntasks-per-node=2 "$program" --ship-to-both)
 check "each node's agent ran one of the sleeping tasks" "sleeping tasks on 2 workers" "$out"
 check "one module message serves every agent" "shipped module ran 2 of 2" "$out"
+
+# scancel of a job running on both nodes: every rank and worker gone, on
+# each node, and rank 0 (which ignores SIGTERM) saw its task fail.
+work=$(mktemp -d -p "$slurm_tmp")
+chmod 755 "$work"
+cp "$job_program" "$work/cancelled_job"  # its path names this job's processes alone
+job=$(slurm_run sbatch --parsable --chdir="$work" -N 2 --ntasks-per-node=2 --output="$work/cancelled.out" \
+  --wrap "srun --mpi=pmix $work/cancelled_job cancelled")
+for _ in $(seq 300); do grep -q '^running' "$work/cancelled.out" 2>/dev/null && break; sleep 0.1; done
+on_node() { for pid in $(pgrep -f "$work/cancelled_job"); do ip netns identify "$pid"; done | grep -c "$(cluster_ns "$1")"; }
+n1=$(on_node 1) n2=$(on_node 2)
+if [ "$n1" -ge 2 ] && [ "$n2" -ge 2 ] && [ $((n1 + n2)) -ge 5 ]; then
+  echo "PASS the job runs on both nodes ($n1 and $n2 processes: four ranks and workers)"
+else
+  echo "FAIL expected two ranks on each node and a worker, found $n1 and $n2: $(cat "$work/cancelled.out")"
+  failures=$((failures + 1))
+fi
+slurm_run scancel "$job"
+gone=
+for _ in $(seq 150); do
+  if ! pgrep -f "$work/cancelled_job" >/dev/null; then gone=1; break; fi
+  sleep 0.1
+done
+if [ -n "$gone" ]; then echo "PASS scancel leaves no rank or worker on either node"; else
+  echo "FAIL 15 s after scancel, left: $(pgrep -af "$work/cancelled_job")"; failures=$((failures + 1)); fi
+check "rank 0 outlived its agents and its task failed" "failed: worker_died_error" "$(grep -o '^failed: worker_died_error' "$work/cancelled.out")"
 
 echo "$failures failed"
 [ $failures -eq 0 ]
