@@ -43,13 +43,6 @@ struct alignas(64) doorbell {
 };
 static_assert(sizeof(doorbell) == 64 && std::atomic<std::uint32_t>::is_always_lock_free);
 
-// Whether a wait that yielded found the CPU taken: a yield that took this
-// long ran another process's time slice (the scheduler's slices are
-// milliseconds), and yielding again would too. Well above what the pool's
-// own processes take between two polls (tens of microseconds), which a
-// lower bound (50 us was tried) mistakes for contention on a quiet host.
-inline constexpr std::chrono::microseconds slow_yield{500};
-
 }  // namespace ferry::detail::mpi
 
 #endif  // FERRY_SRC_MPI_DOORBELL_LINUX_H_

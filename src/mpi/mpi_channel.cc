@@ -6,7 +6,6 @@
 #include <thread>
 
 #include "executor/message_io.h"
-#include "mpi/doorbell_linux.h"
 #include "serialize/error.h"
 #include "serialize/internal/large_buffers.h"
 

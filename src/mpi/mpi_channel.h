@@ -109,10 +109,10 @@ class channel {
 // trip's result), then sleeps, longer each time up to `max_sleep`, so that
 // an idle rank does not burn a core. reset() after doing something.
 //
-// A yield that took longer than slow_yield (doorbell_linux.h) ran another
-// process's time slice: after two within slow_yield_pair, for
-// contended_period the loop sleeps at once, on its doorbell where it has
-// one, instead of yielding into the next slice.
+// A yield that took longer than slow_yield ran another process's time
+// slice: after two within slow_yield_pair, for contended_period the loop
+// sleeps at once, on its doorbell (doorbell_linux.h) where it has one,
+// instead of yielding into the next slice.
 class idle_backoff {
  public:
   explicit idle_backoff(std::chrono::microseconds max_sleep = std::chrono::microseconds(1000));
@@ -126,6 +126,10 @@ class idle_backoff {
 
  private:
   static constexpr std::chrono::microseconds spin_window{200};
+  // The scheduler's slices are milliseconds; the pool's own processes take
+  // tens of microseconds between two polls, which a lower bound (50 us was
+  // tried) mistakes for contention on a quiet host.
+  static constexpr std::chrono::microseconds slow_yield{500};
   static constexpr std::chrono::milliseconds contended_period{100};
   static constexpr std::chrono::milliseconds slow_yield_pair{20};
   std::chrono::microseconds max_sleep_;

@@ -41,15 +41,18 @@ job=$(sbatch --parsable --chdir="$work" --ntasks=3 --output="$work/cancelled.out
   --wrap "srun --mpi=pmix $work/cancelled_job cancelled") || fail "sbatch failed"
 for _ in $(seq 300); do grep -q '^running' "$work/cancelled.out" 2>/dev/null && break; sleep 0.1; done
 grep -q '^running' "$work/cancelled.out" || fail "the job did not start its task: $(cat "$work/cancelled.out")"
-running=$(pgrep -f "$work/cancelled_job" | wc -l)
+# The job's processes: ranks and workers alike run this file (a worker's
+# command line is /proc/self/exe --ferry-worker).
+job_pids() { for p in /proc/[0-9]*; do [ "$(readlink "$p/exe" 2>/dev/null)" = "$work/cancelled_job" ] && echo "${p#/proc/}"; done; }
+running=$(job_pids | wc -l)
 [ "$running" -ge 4 ] || fail "expected 3 ranks and at least one worker, found $running processes"
 scancel "$job"
 gone=
 for _ in $(seq 150); do
-  if ! pgrep -f "$work/cancelled_job" >/dev/null; then gone=1; break; fi
+  if [ -z "$(job_pids)" ]; then gone=1; break; fi
   sleep 0.1
 done
-[ -n "$gone" ] || fail "15 s after scancel, left: $(pgrep -af "$work/cancelled_job")"
+[ -n "$gone" ] || fail "15 s after scancel, left: $(job_pids | tr '\n' ' ')"
 cat "$work/cancelled.out"
 grep -q '^failed: worker_died_error' "$work/cancelled.out" ||
   fail "rank 0 outlived its agents without its future failing"
