@@ -21,16 +21,22 @@ cluster_tmp=
 
 cluster_ns() { echo "ferry_c${1}_$cluster_tag"; }  # K: 0 for rank 0's host
 
-cluster_down() {
-  local k
-  for k in $(seq 0 "$cluster_hosts") bridge; do
-    local ns
-    ns=$([ "$k" = bridge ] && echo "$cluster_bridge" || cluster_ns "$k")
-    local pids
+# Kills what runs in each network namespace named and deletes it; quiet
+# about those already gone, as a teardown may run again from an EXIT trap
+# under set -e. scripts/simulated_hosts.sh uses it too.
+netns_remove() {  # NS...
+  local ns pids
+  for ns in "$@"; do
     pids=$(ip netns pids "$ns" 2>/dev/null) || true
     [ -n "$pids" ] && kill -9 $pids 2>/dev/null
     ip netns del "$ns" 2>/dev/null || true
   done
+}
+
+cluster_down() {
+  local k
+  for k in $(seq 0 "$cluster_hosts"); do netns_remove "$(cluster_ns "$k")"; done
+  netns_remove "$cluster_bridge"
   [ -n "$cluster_tmp" ] && rm -rf "$cluster_tmp"
   cluster_tmp=
   cluster_hosts=0

@@ -16,18 +16,14 @@
 #   hosts_left                       # pids still in either namespace
 #   hosts_down                       # the caller runs it on exit (trap)
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/simulated_cluster.sh"  # netns_remove
 hosts_tag=$$
 hosts_h1=ferry_h1_$hosts_tag hosts_h2=ferry_h2_$hosts_tag
 hosts_v1=fy${hosts_tag}a hosts_v2=fy${hosts_tag}b
 hosts_tmp=
 
 hosts_down() {
-  for ns in "$hosts_h1" "$hosts_h2"; do
-    local pids
-    pids=$(ip netns pids "$ns" 2>/dev/null) || true
-    [ -n "$pids" ] && kill -9 $pids 2>/dev/null
-    ip netns del "$ns" 2>/dev/null || true
-  done
+  netns_remove "$hosts_h1" "$hosts_h2"
   [ -n "$hosts_tmp" ] && rm -rf "$hosts_tmp"
   hosts_tmp=
 }

@@ -29,6 +29,8 @@ void agent_rooms::list(std::size_t agent) {
 }
 
 void agent_rooms::set_limits(std::size_t agent, std::size_t floor, std::size_t window) {
+  // Sampled every millisecond for every agent, mostly unchanged.
+  if (agents_[agent].floor == floor && agents_[agent].window == window) return;
   unlist(agent);
   agents_[agent].floor = floor;
   agents_[agent].window = window;

@@ -38,32 +38,23 @@ for page in pages:
     lines = page.read_text().splitlines()
     n = 0
     while n < len(lines):
-        if lines[n].strip() in ("```cpp", "```c++"):
+        fence = lines[n].strip()
+        m = marker.search(lines[n - 1]) if n > 0 else None
+        # C++ blocks must quote; sh blocks quote only when marked.
+        comment = "//" if fence in ("```cpp", "```c++") else "#" if fence == "```sh" and m else None
+        if comment:
             where = f"{page.relative_to(root)}:{n + 1}"
             end = next(k for k in range(n + 1, len(lines)) if lines[k].strip() == "```")
             block = textwrap.dedent("\n".join(lines[n + 1 : end])).strip("\n")
-            m = marker.search(lines[n - 1]) if n > 0 else None
             if not m:
                 problems.append(f"{where}: C++ block without a <!-- snippet: PATH#NAME --> line")
             else:
-                quoted = region(m.group(1), m.group(2))
+                quoted = region(m.group(1), m.group(2), comment)
                 if quoted is None:
                     problems.append(f"{where}: no region {m.group(2)} in {m.group(1)}")
                 elif quoted != block:
                     problems.append(f"{where}: block differs from {m.group(1)}#{m.group(2)}")
                 checked += 1
-            n = end
-        elif lines[n].strip() == "```sh" and n > 0 and marker.search(lines[n - 1]):
-            where = f"{page.relative_to(root)}:{n + 1}"
-            end = next(k for k in range(n + 1, len(lines)) if lines[k].strip() == "```")
-            block = textwrap.dedent("\n".join(lines[n + 1 : end])).strip("\n")
-            m = marker.search(lines[n - 1])
-            quoted = region(m.group(1), m.group(2), "#")
-            if quoted is None:
-                problems.append(f"{where}: no region {m.group(2)} in {m.group(1)}")
-            elif quoted != block:
-                problems.append(f"{where}: block differs from {m.group(1)}#{m.group(2)}")
-            checked += 1
             n = end
         n += 1
 
