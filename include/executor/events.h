@@ -45,7 +45,11 @@ struct task_event {
   std::string_view host{};     // mpi_pool: the host it went to; empty on process_pool
   std::chrono::steady_clock::time_point at{};
   std::chrono::nanoseconds duration{};  // finished, failed: since it started (0 if it never did)
-  bool threw = false;          // finished: the result is the task's exception
+  // finished: the task threw; for a map's chunk, at least one of its
+  // inputs did, and `items_threw` says how many of its `items` (the rest
+  // have values). A task of one input that threw has items_threw 1.
+  bool threw = false;
+  std::uint32_t items_threw = 0;
   std::string_view error{};    // failed, retried: what the error says
 };
 

@@ -93,18 +93,19 @@ std::shared_ptr<future_state> pool_core::submit_task(const task_writer& task, st
 }
 
 std::shared_ptr<future_state> pool_core::submit_body(std::string body,
-                                                     std::optional<std::chrono::milliseconds> timeout) {
+                                                     std::optional<std::chrono::milliseconds> timeout, origin from) {
   // Its sender (rank 0 of an MPI pool) admitted it for these workers
   // already; the size is checked again, as this pool's limit is what holds.
   protocol::encoded_task task;
   task.body = std::move(body);
   if (std::exception_ptr why = refusal(task, options_)) return failed_state(why);
-  return enqueue(std::move(task.body), {}, timeout);
+  return enqueue(std::move(task.body), {}, timeout, 1, from.name, from.id);
 }
 
 std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attachments,
                                                  std::optional<std::chrono::milliseconds> timeout,
-                                                 std::uint32_t items, std::string_view name) {
+                                                 std::uint32_t items, std::string_view name,
+                                                 std::uint64_t origin_id) {
   auto state = make_future_state();
   std::uint64_t id;
   bool first;  // of the tasks a worker could start for
@@ -116,7 +117,7 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attac
     // comes first (an observer must not call the pool, so the lock is safe).
     tell_task(observer(), task_event::kind::submitted, {.id = id, .items = items, .name = name});
     intake_.pending.push_back(
-        {id, std::move(body), std::move(attachments), state, false, timeout, items, std::string(name)});
+        {id, std::move(body), std::move(attachments), state, false, timeout, items, std::string(name), origin_id});
   }
   // A queue already longer than the pool has had its wake-ups: the manager
   // takes everything queued when it dispatches (starting a worker for each
@@ -140,7 +141,7 @@ void pool_core::emit_output(const worker_slot& w, int stream, std::string_view t
     line.worker = w.pid();
     line.host = host_;
     line.stream = stream;
-    line.task = running != nullptr ? running->id : 0;
+    line.task = running != nullptr ? running->shown_id() : 0;
     line.name = running != nullptr ? std::string_view(running->name) : std::string_view();
     line.text = text;
     options_.on_output(line);
@@ -150,7 +151,7 @@ void pool_core::emit_output(const worker_slot& w, int stream, std::string_view t
   if (!host_.empty()) out += "host " + host_ + " ";
   out += "worker " + std::to_string(w.pid());
   if (running != nullptr)
-    out += running->name.empty() ? " task " + std::to_string(running->id) : " task '" + running->name + "'";
+    out += running->name.empty() ? " task " + std::to_string(running->shown_id()) : " task '" + running->name + "'";
   out += "] ";
   out += text;
   out += '\n';
@@ -164,11 +165,11 @@ void pool_core::emit_output(const worker_slot& w, int stream, std::string_view t
   }
 }
 
-void pool_core::tell(task_event::kind what, const worker_slot& w, const pool_task& t, bool threw,
+void pool_core::tell(task_event::kind what, const worker_slot& w, const pool_task& t, std::uint32_t items_threw,
                      std::string_view error) const {
   tell_task(observer(), what,
             {.id = t.id, .items = t.items, .name = t.name, .worker = w.pid(), .running_since = t.running_since},
-            threw, error);
+            items_threw, error);
 }
 
 void pool_core::shutdown(shutdown_options how) {
@@ -404,7 +405,7 @@ void pool_core::on_message(worker_slot& w, message& m) {
       pool_task done = w.finish_front(clock::now());
       done.state->finish(std::move(m.body));
       if (observer() != nullptr) {
-        tell(task_event::kind::finished, w, done, has_exception(*done.state));
+        tell(task_event::kind::finished, w, done, items_that_threw(*done.state, done.items));
         if (!w.in_flight().empty()) tell(task_event::kind::started, w, w.in_flight().front());
       }
       if ((m.header.flags & protocol::flag_retiring) != 0) {
@@ -446,7 +447,7 @@ void pool_core::on_exit(worker_slot& w) {
     in_flight.clear();
     const std::exception_ptr error = running_task_error(facts, options_);
     running.state->fail(error);
-    if (observer() != nullptr) tell(task_event::kind::failed, w, running, false, what_of(error));
+    if (observer() != nullptr) tell(task_event::kind::failed, w, running, 0, what_of(error));
   }
   if (observer() != nullptr)
     tell_worker(observer(), worker_event::kind::exited, w.pid(), "it " + describe_status(facts.status));

@@ -25,16 +25,21 @@ const void* local_result(const future_state& state) {
   return state.local_value().get();
 }
 
-bool has_exception(const future_state& state) {
-  if (!state.ready()) return false;
-  if (state.error()) return true;
-  if (state.local_value() != nullptr) return false;
+bool has_exception(const future_state& state) { return items_that_threw(state, 1) != 0; }
+
+std::uint32_t items_that_threw(const future_state& state, std::uint32_t items) {
+  if (!state.ready()) return 0;
+  if (state.error()) return items;
+  if (state.local_value() != nullptr) return 0;
   const std::shared_ptr<const message_body> body = state.result();
   try {
-    const protocol::decoded_result r = protocol::decode_result(body->view(), 1);
-    return r.whole_failed || protocol::decode_item(r.items.front()).failed;
+    const protocol::decoded_result r = protocol::decode_result(body->view(), items);
+    if (r.whole_failed) return items;
+    std::uint32_t threw = 0;
+    for (const std::string_view item : r.items) threw += protocol::decode_item(item).failed ? 1 : 0;
+    return threw;
   } catch (const error&) {
-    return true;  // a result that cannot be read: get() throws
+    return items;  // a result that cannot be read: get() throws for each item
   }
 }
 

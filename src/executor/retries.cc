@@ -94,7 +94,7 @@ void attempt_ended(const std::shared_ptr<attempts>& a) {
   }
   if (!ended.empty() && a->left > 0) {
     --a->left;
-    tell_task(a->queue->observer(), task_event::kind::retried, {.name = a->name}, false, ended);
+    tell_task(a->queue->observer(), task_event::kind::retried, {.name = a->name}, 0, ended);
     a->earlier.push_back(std::move(ended));
     send_again(a);
     return;

@@ -27,7 +27,8 @@ struct task_facts {
   std::chrono::steady_clock::time_point running_since{};  // epoch: it never ran
 };
 
-inline void tell_task(pool_observer* o, task_event::kind what, const task_facts& t, bool threw = false,
+// `items_threw`: finished, how many of its items hold an exception.
+inline void tell_task(pool_observer* o, task_event::kind what, const task_facts& t, std::uint32_t items_threw = 0,
                       std::string_view error = {}) {
   if (o == nullptr) return;
   const auto now = std::chrono::steady_clock::now();
@@ -42,7 +43,8 @@ inline void tell_task(pool_observer* o, task_event::kind what, const task_facts&
   if (t.running_since != std::chrono::steady_clock::time_point{} &&
       (what == task_event::kind::finished || what == task_event::kind::failed))
     e.duration = now - t.running_since;
-  e.threw = threw;
+  e.threw = items_threw != 0;
+  e.items_threw = items_threw;
   e.error = error;
   o->on_task(e);
 }

@@ -109,6 +109,7 @@ constexpr const char* page_tail = R"page(</script>
     });
     const t = document.createElementNS(ns, "title");
     t.textContent = s.name + ": " + (s.dur / 1000).toFixed(3) + " ms, " + s.args.items + " input(s)" +
+                    (s.args.threw ? ", " + s.args.threw + " of them threw" : "") +
                     (s.args.error ? ", " + s.args.error : "");
     r.appendChild(t);
   }
@@ -157,6 +158,7 @@ void trace_recorder::on_task(const task_event& e) {
   open_.erase(it);
   s.name = e.name.empty() ? "task " + std::to_string(e.task) : std::string(e.name);
   s.items = e.items;
+  s.items_threw = e.items_threw;
   s.ended = e.what == kind::failed ? span::how::failed : e.threw ? span::how::threw : span::how::ok;
   s.error = std::string(e.error);
   spans_.push_back(std::move(s));
@@ -194,7 +196,8 @@ std::string trace_recorder::json() const {
       events += ",\n{\"name\":" + quoted(s->name) + ",\"cat\":\"task\",\"ph\":\"X\",\"pid\":1,\"tid\":" +
                 std::to_string(lane_tid[lane]) + ",\"ts\":" + micros(s->start - origin_) +
                 ",\"dur\":" + micros(s->end - s->start) + ",\"args\":{\"items\":" + std::to_string(s->items) +
-                ",\"status\":\"" + status + "\",\"error\":" + quoted(s->error) + "}" +
+                ",\"threw\":" + std::to_string(s->items_threw) + ",\"status\":\"" + status +
+                "\",\"error\":" + quoted(s->error) + "}" +
                 (s->ended == span::how::failed ? ",\"cname\":\"terrible\"" :
                  s->ended == span::how::threw ? ",\"cname\":\"bad\"" : "") + "}";
     }

@@ -51,6 +51,7 @@ class FERRY_INTERNAL_EXPORT trace_recorder final : public pool_observer {
     clock::time_point start, end;
     std::string name;
     std::uint32_t items = 1;
+    std::uint32_t items_threw = 0;  // of `items`; a chunk that threw may have values too
     enum class how { ok, threw, failed } ended = how::ok;
     std::string error;
   };

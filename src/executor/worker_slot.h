@@ -44,7 +44,12 @@ struct pool_task {
   // For the pool's events (executor/events.h).
   std::uint32_t items = 1;
   std::string name;
+  // Its number where it was submitted, if elsewhere (rank 0 of an MPI
+  // pool): shown in its output prefixes instead of `id`.
+  std::uint64_t origin_id = 0;
   std::chrono::steady_clock::time_point running_since{};  // set when a worker begins it
+
+  std::uint64_t shown_id() const { return origin_id != 0 ? origin_id : id; }
 
   // Whether its message is written on its own, not in a batch: its body is
   // in shared memory, or it passes descriptors.

@@ -61,6 +61,28 @@ struct shipped_modules_dir {
   }
 };
 
+// The observer of an agent's local pool when rank 0 has one: keeps what it
+// is told of the workers, for the agent to send (kind::worker_events).
+// Told only on the agent's loop thread, which drives the pool.
+class worker_event_relay final : public pool_observer {
+ public:
+  void on_worker(const worker_event& e) override {
+    append_worker_event(batch_, e);
+    ++count_;
+  }
+  // Sends what was told since the last call, if anything.
+  void send(channel& ch) {
+    if (count_ == 0) return;
+    ch.send(0, kind::worker_events, count_, std::move(batch_));
+    batch_.clear();
+    count_ = 0;
+  }
+
+ private:
+  std::string batch_;
+  std::uint64_t count_ = 0;
+};
+
 int serve(channel& ch, agent_config config) {
   job& j = this_job();
   // Rank 0's policy, applied here so that the local pool hands it to its
@@ -71,6 +93,8 @@ int serve(channel& ch, agent_config config) {
   for (const char* v : launcher_variables) config.local.unset_env.emplace_back(v);
   use_every_allowed_cpu();  // the host's pool is this agent's, whatever mpirun bound
   if (config.local.max_workers == 0) config.local.max_workers = cpus_given_by_batch_system();
+  std::shared_ptr<worker_event_relay> relay;
+  if (config.relay_worker_events) config.local.observer = relay = std::make_shared<worker_event_relay>();
   std::shared_ptr<local_pool> pool;
   try {
     // Driven from this loop: a worker's answer reaches MPI without a thread
@@ -89,9 +113,9 @@ int serve(channel& ch, agent_config config) {
   idle_backoff backoff;
   bool kill_running = false;
   auto next_heartbeat = std::chrono::steady_clock::now() + heartbeat_interval;
-  const auto submit = [&](std::uint64_t id, std::string body,
-                          std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
-    std::shared_ptr<future_state> state = pool->submit_body(std::move(body), timeout);
+  const auto submit = [&](std::uint64_t id, std::string_view body, const task_settings& settings = {}) {
+    std::shared_ptr<future_state> state =
+        pool->submit_body(std::string(body), settings.timeout, {.id = id, .name = settings.name});
     running.emplace(id, state);
     state->on_done([&done, id] { done.push_back(id); });
   };
@@ -121,17 +145,17 @@ int serve(channel& ch, agent_config config) {
         continue;
       }
       if (m->type == kind::task) {
-        submit(m->id, std::move(m->body));
-      } else if (m->type == kind::timed_task) {
-        const timed_body t = split_timeout(m->body);
-        submit(m->id, std::string(t.body), t.timeout);
+        submit(m->id, m->body);
+      } else if (m->type == kind::task_with_settings) {
+        const settled_body t = split_settings(m->body);
+        submit(m->id, t.body, t.settings);
       } else if (m->type == kind::tasks) {
         for (const batch_entry& e : decode_batch(m->body)) {
-          if (e.kind == static_cast<std::uint8_t>(kind::timed_task)) {
-            const timed_body t = split_timeout(e.body);
-            submit(e.id, std::string(t.body), t.timeout);
+          if (e.kind == static_cast<std::uint8_t>(kind::task_with_settings)) {
+            const settled_body t = split_settings(e.body);
+            submit(e.id, t.body, t.settings);
           } else {
-            submit(e.id, std::string(e.body));
+            submit(e.id, e.body);
           }
         }
       }
@@ -180,6 +204,7 @@ int serve(channel& ch, agent_config config) {
         ++batched;
       }
     }
+    if (relay) relay->send(ch);
     if (batched > 0) ch.send(0, kind::results, batched, std::move(batch));
     sending = !ch.progress();
     if (!finished.empty() && root_bell != nullptr) root_bell->ring();
@@ -187,6 +212,7 @@ int serve(channel& ch, agent_config config) {
   }
   pool->shutdown({.wait = true, .cancel_pending = kill_running, .kill_running = kill_running});
   pool.reset();
+  if (relay) relay->send(ch);  // the workers' exits
   ch.send(0, kind::stop, 0, {});  // the last message of this rank
   ch.flush();
   return 0;

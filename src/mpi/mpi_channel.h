@@ -43,7 +43,8 @@ enum class kind : std::uint32_t {
   heartbeat = 8,  // agent -> rank 0, every heartbeat_interval; empty
   tasks = 9,      // rank 0 -> agent: several small tasks (mpi_messages.h, batches)
   results = 10,   // agent -> rank 0: small results and failures, one or more
-  timed_task = 11,  // rank 0 -> agent: a task with its own timeout: u64 ms, then its body
+  task_with_settings = 11,  // rank 0 -> agent: a task's timeout and name, then its body (mpi_messages.h)
+  worker_events = 12,  // agent -> rank 0: its workers started, recycled, exited (mpi_messages.h)
 };  // a new kind goes last: poll() refuses what lies beyond it
 
 inline constexpr std::chrono::seconds heartbeat_interval{1};

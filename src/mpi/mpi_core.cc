@@ -51,7 +51,7 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
   bell_ = j.bell_of(0);
 
   mpi::agent_config config{options_.local, protocol::encode_initializer(options_.local.initializer),
-                           snapshot_module_policy()};
+                           snapshot_module_policy(), options_.local.observer != nullptr};
   config.local.initializer = {};
   const std::string body = mpi::encode_config(config);
   for (int r : j.agents) channel_->send(r, mpi::kind::config, 0, body);
@@ -154,7 +154,14 @@ void mpi_core::on_message(mpi::message m) {
       on_answer(a, static_cast<mpi::kind>(e.kind), e.id, std::string(e.body));
   } else if (m.type == mpi::kind::result || m.type == mpi::kind::failure) {
     on_answer(a, m.type, m.id, std::move(m.body));
+  } else if (m.type == mpi::kind::worker_events) {
+    for (const mpi::worker_news& n : mpi::decode_worker_events(m.body))
+      tell_worker(observer(), n.what, n.pid, n.why, a.host);
   }
+}
+
+mpi::kind mpi_core::kind_of(const task& t) {
+  return t.timeout || !t.name.empty() ? mpi::kind::task_with_settings : mpi::kind::task;
 }
 
 void mpi_core::on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body) {
@@ -167,12 +174,13 @@ void mpi_core::on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string
   const task_facts facts{.id = id, .items = sent.items, .name = sent.name, .host = a.host, .running_since = sent.since};
   if (type == mpi::kind::result) {
     sent.state->finish(make_message_body(std::move(body)));
-    if (observer() != nullptr) tell_task(observer(), task_event::kind::finished, facts, has_exception(*sent.state));
+    if (observer() != nullptr)
+      tell_task(observer(), task_event::kind::finished, facts, items_that_threw(*sent.state, sent.items));
   } else {
     const std::exception_ptr error =
         mpi::decode_failure(body, "on host " + a.host + ", MPI rank " + std::to_string(a.rank));
     sent.state->fail(error);
-    if (observer() != nullptr) tell_task(observer(), task_event::kind::failed, facts, false, what_of(error));
+    if (observer() != nullptr) tell_task(observer(), task_event::kind::failed, facts, 0, what_of(error));
   }
 }
 
@@ -255,7 +263,7 @@ void mpi_core::fail_sent(agent& a, const std::exception_ptr& error) {
     sent.state->fail(error);
     tell_task(observer(), task_event::kind::failed,
               {.id = id, .items = sent.items, .name = sent.name, .host = a.host, .running_since = sent.since},
-              false, what);
+              0, what);
   }
   rooms_.remove(index_of(a), a.in_flight.size());
   a.in_flight.clear();
@@ -315,8 +323,8 @@ void mpi_core::run() {
     for (auto& [a, t] : to_send) {
       tell_task(observer(), task_event::kind::started, {.id = t.id, .items = t.items, .name = t.name, .host = a->host});
       if (options_.ship_modules) ship_modules(*a, t);
-      const mpi::kind k = t.timeout ? mpi::kind::timed_task : mpi::kind::task;
-      if (t.timeout) t.body = mpi::with_timeout(*t.timeout, t.body);
+      const mpi::kind k = kind_of(t);
+      if (k == mpi::kind::task_with_settings) t.body = mpi::with_settings({t.timeout, t.name}, t.body);
       if (t.body.size() > mpi::batch_body_limit) {
         channel_->send(a->rank, k, t.id, std::move(t.body));
         if (a->bell != nullptr) a->bell->ring();
@@ -329,8 +337,7 @@ void mpi_core::run() {
     for (auto& [a, batch] : batches) {
       auto& [bytes, tasks] = batch;
       if (tasks.size() == 1)
-        channel_->send(a->rank, tasks[0]->timeout ? mpi::kind::timed_task : mpi::kind::task, tasks[0]->id,
-                       std::move(tasks[0]->body));
+        channel_->send(a->rank, kind_of(*tasks[0]), tasks[0]->id, std::move(tasks[0]->body));
       else
         channel_->send(a->rank, mpi::kind::tasks, tasks.size(), std::move(bytes));
       if (a->bell != nullptr) a->bell->ring();
@@ -361,7 +368,10 @@ void mpi_core::run() {
     if (a.lost) lost.push_back(a.rank);
   // A send to a lost agent would never complete.
   if (lost.empty()) channel_->flush(); else channel_->abandon();
-  mpi::stop_other_ranks(kill, lost);
+  // The agents' workers exit as they stop: told to the observer as before.
+  mpi::stop_other_ranks(kill, lost, [this](mpi::message& m) {
+    if (m.type == mpi::kind::worker_events) on_message(std::move(m));
+  });
 }
 
 }  // namespace ferry::detail

@@ -105,6 +105,8 @@ class mpi_core final : public task_queue {
   // took from the queue.
   void wait_for_news(mpi::idle_backoff& backoff, std::uint64_t submits_seen);
   void on_message(mpi::message m);
+  // How task t travels: with its settings when it has a timeout or a name.
+  static mpi::kind kind_of(const task& t);
   // A task's result or failure from agent a.
   void on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body);
   void fail_in_flight(std::exception_ptr error);

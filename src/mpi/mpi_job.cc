@@ -184,7 +184,8 @@ job& this_job() {
   return j;
 }
 
-void stop_other_ranks(bool kill_running, const std::vector<int>& lost) {
+void stop_other_ranks(bool kill_running, const std::vector<int>& lost,
+                      const std::function<void(message&)>& on_other) {
   job& j = this_job();
   if (j.stopped || j.rank != 0) return;
   j.stopped = true;
@@ -198,7 +199,7 @@ void stop_other_ranks(bool kill_running, const std::vector<int>& lost) {
   idle_backoff backoff;
   while (answered < j.size - 1 - static_cast<int>(lost.size())) {
     if (auto m = ch.poll()) {
-      if (m->type == kind::stop) ++answered;
+      if (m->type == kind::stop) ++answered; else if (on_other) on_other(*m);
       backoff.reset();
     } else {
       ch.progress();

@@ -6,10 +6,12 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "mpi/doorbell_linux.h"
+#include "mpi/mpi_channel.h"
 
 namespace ferry::detail::mpi {
 
@@ -73,8 +75,11 @@ void disconnect_spawned();
 
 // Rank 0: tells every other rank to stop, once, and waits for each to
 // answer but the `lost` ones. With a rank lost, MPI cannot end normally:
-// the job is then aborted when rank 0 exits (never a hang).
-void stop_other_ranks(bool kill_running, const std::vector<int>& lost = {});
+// the job is then aborted when rank 0 exits (never a hang). `on_other`, if
+// set, is given every other message that arrives meanwhile (an agent's
+// last worker events); the rest are dropped.
+void stop_other_ranks(bool kill_running, const std::vector<int>& lost = {},
+                      const std::function<void(message&)>& on_other = {});
 
 }  // namespace ferry::detail::mpi
 

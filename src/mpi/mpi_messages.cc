@@ -37,7 +37,7 @@ std::string encode_config(const agent_config& c) {
      static_cast<std::uint64_t>(o.max_worker_memory), o.env, o.unset_env,
      static_cast<std::uint64_t>(o.max_message_size), static_cast<std::uint64_t>(o.shared_memory_threshold),
      o.worker_program.string(), c.initializer, c.policy, static_cast<std::uint8_t>(o.worker_output),
-     static_cast<std::int64_t>(o.spin.count()));
+     static_cast<std::int64_t>(o.spin.count()), c.relay_worker_events);
   return out;
 }
 
@@ -53,7 +53,7 @@ agent_config decode_config(std::string_view body) {
   std::uint8_t output = 0;
   std::int64_t spin_us = 0;
   ar(max_workers, start, idle_ms, max_tasks, has_timeout, timeout_ms, memory, o.env, o.unset_env,
-     max_message, threshold, program, c.initializer, c.policy, output, spin_us);
+     max_message, threshold, program, c.initializer, c.policy, output, spin_us, c.relay_worker_events);
   o.spin = std::chrono::microseconds(spin_us);
   if (output > static_cast<std::uint8_t>(output_mode::prefix))
     throw error("ferry: an MPI agent's configuration names an unknown output mode " + std::to_string(output));
@@ -204,18 +204,48 @@ std::vector<batch_entry> decode_batch(std::string_view batch) {
   return out;
 }
 
-std::string with_timeout(std::chrono::milliseconds timeout, std::string_view body) {
-  const auto ms = static_cast<std::uint64_t>(timeout.count());
-  std::string out(reinterpret_cast<const char*>(&ms), sizeof ms);
+std::string with_settings(const task_settings& s, std::string_view body) {
+  std::string out;
+  output_archive ar(out);
+  ar(s.timeout.has_value(), static_cast<std::int64_t>(s.timeout ? s.timeout->count() : 0),
+     static_cast<std::uint64_t>(s.name.size()));
+  ar.saveBinary(s.name.data(), s.name.size());
   out.append(body);
   return out;
 }
 
-timed_body split_timeout(std::string_view bytes) {
-  std::uint64_t ms = 0;
-  if (bytes.size() < sizeof ms) throw format_error(0, "a timed task is shorter than its timeout");
-  std::memcpy(&ms, bytes.data(), sizeof ms);
-  return {std::chrono::milliseconds(static_cast<std::int64_t>(ms)), bytes.substr(sizeof ms)};
+settled_body split_settings(std::string_view bytes) {
+  input_archive ar(bytes);
+  bool has_timeout = false;
+  std::int64_t ms = 0;
+  ar(has_timeout, ms);
+  const std::uint64_t name_length = ar.load_count();  // checked against the bytes left
+  settled_body out;
+  if (has_timeout) out.settings.timeout = std::chrono::milliseconds(ms);
+  out.settings.name = bytes.substr(ar.offset(), name_length);
+  ar.skip(name_length);
+  out.body = bytes.substr(ar.offset());
+  return out;
+}
+
+void append_worker_event(std::string& batch, const worker_event& e) {
+  output_archive ar(batch);
+  ar(static_cast<std::uint8_t>(e.what), static_cast<std::int32_t>(e.pid), std::string(e.why));
+}
+
+std::vector<worker_news> decode_worker_events(std::string_view body) {
+  std::vector<worker_news> out;
+  input_archive ar(body);
+  while (ar.remaining() != 0) {
+    std::uint8_t what = 0;
+    worker_news n{};
+    ar(what, n.pid, n.why);
+    if (what > static_cast<std::uint8_t>(worker_event::kind::recycled))
+      throw format_error(ar.offset(), "a worker event of unknown kind " + std::to_string(what));
+    n.what = static_cast<worker_event::kind>(what);
+    out.push_back(std::move(n));
+  }
+  return out;
 }
 
 std::string encode_stop(bool kill_running) {

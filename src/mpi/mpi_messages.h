@@ -7,10 +7,12 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "executor/events.h"
 #include "executor/policy_snapshot.h"
 #include "executor/pool_options.h"
 
@@ -22,6 +24,8 @@ struct agent_config {
   pool_options local;       // but its initializer, which travels encoded:
   std::string initializer;  // protocol::encode_initializer's bytes
   policy_snapshot policy;
+  // Rank 0 has an observer: the agent sends it its workers' events.
+  bool relay_worker_events = false;
 };
 std::string encode_config(const agent_config& config);
 // Throws ferry::format_error.
@@ -56,14 +60,33 @@ std::vector<batch_entry> decode_batch(std::string_view batch);
 // Bodies up to this size are sent in batches.
 inline constexpr std::size_t batch_body_limit = 16 * 1024;
 
-// timed_task: a task's own timeout before its body (u64 milliseconds).
-std::string with_timeout(std::chrono::milliseconds timeout, std::string_view body);
-struct timed_body {
-  std::chrono::milliseconds timeout;
-  std::string_view body;  // into the message's bytes
+// task_with_settings: what rank 0 knows of a task that its host needs,
+// before the task's body: its own timeout (task_options::timeout, enforced
+// there) and its name (task_options::name, shown in its workers' output
+// prefixes with rank 0's number for it, the message's id).
+struct task_settings {
+  std::optional<std::chrono::milliseconds> timeout;
+  std::string_view name;
+  bool any() const { return timeout.has_value() || !name.empty(); }
 };
-// Throws ferry::format_error for a body shorter than the timeout.
-timed_body split_timeout(std::string_view bytes);
+std::string with_settings(const task_settings& settings, std::string_view body);
+struct settled_body {
+  task_settings settings;  // its name a view into the message's bytes
+  std::string_view body;   // too
+};
+// Throws ferry::format_error for settings cut short.
+settled_body split_settings(std::string_view bytes);
+
+// worker_events: what an agent's local pool told of its workers, for rank
+// 0's observer (relay_worker_events): each its kind, pid and why.
+struct worker_news {
+  worker_event::kind what;
+  std::int32_t pid;
+  std::string why;
+};
+void append_worker_event(std::string& batch, const worker_event& e);
+// Throws ferry::format_error for a body cut short or a kind it does not know.
+std::vector<worker_news> decode_worker_events(std::string_view body);
 
 // stop: whether running tasks are killed.
 std::string encode_stop(bool kill_running);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct recorded_task {
   std::string host;
   std::chrono::nanoseconds duration;
   bool threw;
+  std::uint32_t items_threw;
   std::string error;
 };
 
@@ -45,7 +47,7 @@ class event_recorder : public ferry::pool_observer {
   void on_task(const ferry::task_event& e) override {
     std::lock_guard lock(mu_);
     tasks_.push_back({e.what, e.task, e.items, std::string(e.name), e.worker, std::string(e.host), e.duration,
-                      e.threw, std::string(e.error)});
+                      e.threw, e.items_threw, std::string(e.error)});
     cv_.notify_all();
   }
   void on_worker(const ferry::worker_event& e) override {
@@ -155,6 +157,92 @@ void expect_exceptions_finished_and_deaths_failed(Pool& pool, event_recorder& se
       EXPECT_NE(e.error.find("signal 11"), std::string::npos) << e.error;
     }
   }
+}
+
+// A map's chunk finishes once, told as threw only when at least one of its
+// inputs threw, with how many did: at chunk sizes 1, 3 and the automatic
+// one, each map of six inputs with no input throwing and with the fifth
+// throwing. The pool's trace, when it is written, must show the same; see
+// expect_chunk_spans_as_told.
+template <class Pool>
+void expect_chunks_told_as_throwing_only_when_an_input_threw(Pool& pool, event_recorder& seen) {
+  using kind = ferry::task_event::kind;
+  for (const std::size_t chunksize : {std::size_t{1}, std::size_t{3}, std::size_t{0}}) {
+    for (const bool one_throws : {false, true}) {
+      SCOPED_TRACE("chunksize " + std::to_string(chunksize) + (one_throws ? ", the fifth input throws" : ""));
+      std::vector<std::string> inputs(6, "no error");
+      if (one_throws) inputs[4] = "runtime_error";
+      const std::size_t before = seen.tasks().size();
+      int thrown = 0, values = 0;
+      auto results = pool.map_ordered(test_tasks::throw_std(), inputs, ferry::map_options{.chunksize = chunksize});
+      for (auto it = results.begin(); it != results.end(); ++it) {
+        try {
+          EXPECT_EQ(*it, 0);
+          ++values;
+        } catch (const std::runtime_error&) {
+          ++thrown;
+        }
+      }
+      EXPECT_EQ(values, one_throws ? 5 : 6);
+      EXPECT_EQ(thrown, one_throws ? 1 : 0);
+      // Every chunk's finished event, until they account for the six inputs.
+      auto finished_since = [before](const std::vector<recorded_task>& t) {
+        std::vector<recorded_task> out;
+        for (std::size_t i = before; i < t.size(); ++i)
+          if (t[i].what == kind::finished) out.push_back(t[i]);
+        return out;
+      };
+      auto inputs_finished = [&](const std::vector<recorded_task>& t) {
+        std::uint32_t n = 0;
+        for (const recorded_task& e : finished_since(t)) n += e.items;
+        return n;
+      };
+      ASSERT_TRUE(seen.wait_for([&](const auto& t, const auto&) { return inputs_finished(t) >= 6; }));
+      const std::vector<recorded_task> chunks = finished_since(seen.tasks());
+      int chunks_threw = 0;
+      std::uint32_t items_threw = 0;
+      for (const recorded_task& e : chunks) {
+        EXPECT_EQ(e.threw, e.items_threw != 0) << "chunk of " << e.items;
+        EXPECT_LE(e.items_threw, e.items);
+        chunks_threw += e.threw ? 1 : 0;
+        items_threw += e.items_threw;
+      }
+      EXPECT_EQ(inputs_finished(seen.tasks()), 6u);
+      EXPECT_EQ(chunks_threw, one_throws ? 1 : 0);
+      EXPECT_EQ(items_threw, one_throws ? 1u : 0u);
+      if (chunksize == 3) {
+        ASSERT_EQ(chunks.size(), 2u);
+        EXPECT_EQ(chunks[0].items, 3u);
+        EXPECT_EQ(chunks[1].items, 3u);
+      }
+      if (chunksize == 1) {
+        EXPECT_EQ(chunks.size(), 6u);
+      }
+    }
+  }
+}
+
+// The spans of a trace whose pool ran only
+// expect_chunks_told_as_throwing_only_when_an_input_threw: six maps of six
+// inputs, three of them with one input that threw. Each span's "threw"
+// counts its inputs that threw, and its status is "threw" exactly when
+// that count is not 0.
+inline void expect_chunk_spans_as_told(const std::string& json) {
+  std::size_t spans = 0, inputs = 0, inputs_threw = 0, spans_threw = 0;
+  static const std::regex span(R"re("args":\{"items":(\d+),"threw":(\d+),"status":"(\w+)")re");
+  for (auto it = std::sregex_iterator(json.begin(), json.end(), span); it != std::sregex_iterator(); ++it) {
+    const std::size_t items = std::stoul((*it)[1]), threw = std::stoul((*it)[2]);
+    const std::string status = (*it)[3];
+    ++spans;
+    inputs += items;
+    inputs_threw += threw;
+    spans_threw += threw != 0 ? 1 : 0;
+    EXPECT_EQ(status, threw != 0 ? "threw" : "ok") << it->str();
+  }
+  EXPECT_EQ(inputs, 36u) << json;
+  EXPECT_EQ(inputs_threw, 3u) << json;
+  EXPECT_EQ(spans_threw, 3u) << json;
+  EXPECT_GE(spans, 6u + 2u + 2u) << "chunks of 1 and of 3, and at least one for each automatic map";
 }
 
 }  // namespace ferry_test

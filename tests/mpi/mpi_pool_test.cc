@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <future>
 #include <stdexcept>
 #include <string>
@@ -106,34 +107,64 @@ TEST(MpiPool, AnOutputCallbackIsRefusedForItWouldRunOnOtherHosts) {
   EXPECT_NE(std::string(e.what()).find("local.worker_output"), std::string::npos) << e.what();
 }
 
-// Run with mpirun's --output-filename by the test
-// mpi.WorkerOutputIsPrefixedWithItsHost (tests/mpi/CMakeLists.txt), which
-// names the directory: the agent writes its workers' lines, prefixed with
-// its host, to its own stdout, which mpirun forwards.
-TEST(MpiPoolOutput, AWorkersLinesArePrefixedWithItsHost) {
-  const char* dir = std::getenv("FERRY_TEST_OUTPUT_DIR");
-  if (dir == nullptr) GTEST_SKIP() << "run by mpi.WorkerOutputIsPrefixedWithItsHost";
-  auto o = options();
-  o.local.worker_output = ferry::output_mode::prefix;
-  ferry::mpi_pool pool(o);
-  auto f = pool.submit({.name = "greeter"}, test_tasks::print(), std::string("hello from a worker"), 1);
-  const int pid = get_within(f);
-  // The task's number is the host's own: names and rank 0's numbers stay on rank 0.
-  const std::string prefix = "[host " + pool.hosts().at(0) + " worker " + std::to_string(pid) + " task ";
-  const std::string suffix = "] hello from a worker";
-  bool found = false;
-  for (int i = 0; i < 100 && !found; ++i) {  // mpirun forwards it a moment later
+namespace {
+
+// Whether a file under `dir` has the line `line`, waiting up to 10 s:
+// mpirun forwards an agent's output a moment after it is written.
+bool has_line_within(const std::string& dir, const std::string& line) {
+  for (int i = 0; i < 100; ++i) {
     std::error_code ec;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, ec)) {
       if (!entry.is_regular_file()) continue;
       std::ifstream in(entry.path());
-      for (std::string line; std::getline(in, line);)
-        found = found || (line.starts_with(prefix) && line.ends_with(suffix) &&
-                          line.find_first_not_of("0123456789", prefix.size()) == line.size() - suffix.size());
+      for (std::string l; std::getline(in, l);)
+        if (l == line) return true;
     }
-    if (!found) std::this_thread::sleep_for(100ms);
+    std::this_thread::sleep_for(100ms);
   }
-  EXPECT_TRUE(found) << "no line '" << prefix << "N" << suffix << "' in " << dir;
+  return false;
+}
+
+}  // namespace
+
+// Run with mpirun's --output-filename by the test
+// mpi.WorkerOutputIsPrefixedWithItsHost (tests/mpi/CMakeLists.txt), which
+// names the directory: the agent writes its workers' lines, prefixed with
+// its host and the task as rank 0 knows it (its name, or rank 0's number
+// for it, the one rank 0's observer and timeline show), to its own stdout,
+// which mpirun forwards.
+TEST(MpiPoolOutput, AWorkersLinesArePrefixedWithItsHostAndTheTaskAsRankZeroKnowsIt) {
+  const char* dir = std::getenv("FERRY_TEST_OUTPUT_DIR");
+  if (dir == nullptr) GTEST_SKIP() << "run by mpi.WorkerOutputIsPrefixedWithItsHost";
+  auto seen = std::make_shared<ferry_test::event_recorder>();
+  auto o = options();
+  o.local.worker_output = ferry::output_mode::prefix;
+  o.local.observer = seen;
+  // One task at a time on the host, so that a task cancelled on rank 0 is
+  // numbered there and never reaches the host: the host's own numbers then
+  // run one behind rank 0's.
+  o.local.max_workers = 1;
+  o.tasks_in_flight_per_worker = 1;
+  o.work_ahead = 0ms;
+  ferry::mpi_pool pool(o);
+  auto named = pool.submit({.name = "greeter"}, test_tasks::print(), std::string("hello from a worker"), 1);
+  const int pid = get_within(named);
+  const std::string host = pool.hosts().at(0);
+  EXPECT_TRUE(has_line_within(dir, "[host " + host + " worker " + std::to_string(pid) + " task 'greeter'] hello from a worker"));
+
+  auto busy = pool.submit(test_tasks::sleep_ms(), 300);
+  auto cancelled = pool.submit(test_tasks::add(), 1, 1);
+  ASSERT_TRUE(cancelled.cancel()) << "the window of one task should have kept it on rank 0";
+  EXPECT_EQ(get_within(busy), pid);
+  auto unnamed = pool.submit(test_tasks::print(), std::string("a line of an unnamed task"), 1);
+  EXPECT_EQ(get_within(unnamed), pid);
+  std::uint64_t number = 0;  // rank 0's, from its observer
+  for (const ferry_test::recorded_task& e : seen->tasks())
+    if (e.what == ferry::task_event::kind::submitted) number = e.task;
+  ASSERT_EQ(number, 4u) << "greeter, busy, cancelled, unnamed";
+  EXPECT_TRUE(has_line_within(dir, "[host " + host + " worker " + std::to_string(pid) + " task " +
+                                       std::to_string(number) + "] a line of an unnamed task"))
+      << "no line of task " << number << " (the host's own number for it is " << number - 1 << ") in " << dir;
 }
 
 TEST(MpiPool, ExceptionsArriveAsTheirTypes) {
@@ -217,8 +248,13 @@ TEST(MpiPool, ABlockedContinuationHoldsUpNoProgressThread) {
 // gets its value. Smaller than the process pool's storm: on a loaded
 // machine the MPI pool's round trip grows to milliseconds, and ctest runs
 // two tests at once.
+// Each kill is told to rank 0's observer as its worker's exit, with the
+// host and why, as the process pool tells it.
 TEST(MpiPool, AStormOfWorkerKillsFailsOnlyTasksTheirWorkersWereRunning) {
-  ferry::mpi_pool pool(options());
+  auto seen = std::make_shared<ferry_test::event_recorder>();
+  auto o = options();
+  o.local.observer = seen;
+  ferry::mpi_pool pool(o);
   int agent = 0;
   const auto start = ferry_test::time_of([&] {
     auto parent = pool.submit(test_tasks::parent_pid());
@@ -243,6 +279,62 @@ TEST(MpiPool, AStormOfWorkerKillsFailsOnlyTasksTheirWorkersWereRunning) {
   for (int i = 0; i < 20; ++i) {
     auto after = pool.submit(test_tasks::add(), i, 1);
     EXPECT_EQ(get_within(after), i + 1);
+  }
+  // Every killed worker's exit reaches rank 0, after its start.
+  for (const int pid : storm.killed) {
+    ASSERT_TRUE(seen->wait_for([pid](const auto&, const auto& w) {
+      for (const auto& e : w)
+        if (e.what == ferry::worker_event::kind::exited && e.pid == pid) return true;
+      return false;
+    })) << "no exited event for killed worker " << pid;
+  }
+  const std::string host = pool.hosts().at(0);
+  std::set<int> started;
+  for (const ferry_test::recorded_worker& e : seen->workers()) {
+    EXPECT_EQ(e.host, host);
+    if (e.what == ferry::worker_event::kind::started) started.insert(e.pid);
+    if (e.what == ferry::worker_event::kind::exited) {
+      EXPECT_TRUE(started.contains(e.pid)) << "worker " << e.pid << " exited before it was told started";
+      if (std::find(storm.killed.begin(), storm.killed.end(), e.pid) != storm.killed.end()) {
+        EXPECT_NE(e.why.find("signal 9"), std::string::npos) << e.why;
+      }
+    }
+  }
+}
+
+// Workers recycled by max_tasks_per_worker on the host are told so, then
+// as exited, and those that end with the pool as exited too, each with the
+// host, as on the process pool
+// (Events.AWorkerPastMaxTasksPerWorkerIsToldAsRecycledThenExited).
+TEST(MpiPool, ItsObserverIsToldOfTheHostsWorkersStartedRecycledAndExited) {
+  auto seen = std::make_shared<ferry_test::event_recorder>();
+  auto o = options();
+  o.local.observer = seen;
+  o.local.max_workers = 1;
+  o.local.max_tasks_per_worker = 1;
+  std::vector<int> pids;
+  std::string host;
+  {
+    ferry::mpi_pool pool(o);
+    host = pool.hosts().at(0);
+    for (int i = 0; i < 3; ++i) {
+      auto f = pool.submit(test_tasks::pid());
+      pids.push_back(get_within(f));
+    }
+  }
+  using wk = ferry::worker_event::kind;
+  const std::vector<ferry_test::recorded_worker> all = seen->workers();
+  for (const int pid : pids) {
+    std::vector<wk> life;
+    for (const auto& e : all)
+      if (e.pid == pid) {
+        life.push_back(e.what);
+        EXPECT_EQ(e.host, host);
+        if (e.what == wk::recycled) {
+          EXPECT_NE(e.why.find("max_tasks_per_worker"), std::string::npos) << e.why;
+        }
+      }
+    EXPECT_EQ(life, (std::vector<wk>{wk::started, wk::recycled, wk::exited})) << "worker " << pid;
   }
 }
 
@@ -341,7 +433,6 @@ TEST(MpiPool, ItsObserverIsToldOfEachTaskOnRankZeroWithItsHostAndItsTimelineHasA
   ferry::mpi_pool pool(o);
   ferry_test::expect_a_tasks_life_told_in_order(pool, *seen, true);
   ferry_test::expect_exceptions_finished_and_deaths_failed(pool, *seen);
-  EXPECT_TRUE(seen->workers().empty()) << "worker events are not relayed from the hosts";
   pool.shutdown();
   std::ifstream in(trace);
   const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -354,6 +445,23 @@ TEST(MpiPool, ItsObserverIsToldOfEachTaskOnRankZeroWithItsHostAndItsTimelineHasA
   std::remove(trace.c_str());
   std::filesystem::path page = trace;
   std::remove(page.replace_extension(".html").c_str());
+}
+
+// As on the process pool (Events.AMapsChunkIsToldAsThrowingOnlyWhenAnInputThrewAndHowMany).
+TEST(MpiPool, AMapsChunkIsToldAsThrowingOnlyWhenAnInputThrewAndHowMany) {
+  auto seen = std::make_shared<ferry_test::event_recorder>();
+  auto o = options();
+  o.local.observer = seen;
+  const std::string trace = ::testing::TempDir() + "/ferry_mpi_chunks_" + std::to_string(::getpid()) + ".json";
+  o.local.trace = trace;
+  ferry::mpi_pool pool(o);
+  ferry_test::expect_chunks_told_as_throwing_only_when_an_input_threw(pool, *seen);
+  pool.shutdown();
+  std::ifstream in(trace);
+  ferry_test::expect_chunk_spans_as_told(std::string(std::istreambuf_iterator<char>(in), {}));
+  std::filesystem::path page = trace;
+  std::filesystem::remove(page);
+  std::filesystem::remove(page.replace_extension(".html"));
 }
 
 TEST(MpiPool, MapUnorderedAndSinglePassInputsStreamAsOnTheProcessPool) {

@@ -35,6 +35,12 @@ FERRY_EXECUTOR_EXPORT const void* local_result(const future_state& state);
 // threw, or a result whose one item is an exception. False while it runs.
 FERRY_EXECUTOR_EXPORT bool has_exception(const future_state& state);
 
+// How many of the `items` of a finished task's result hold an exception (a
+// map's chunk answers with one item per input): all of them when the whole
+// task failed or its result cannot be read as `items` items; 0 while it
+// runs, and for a value made in this process.
+FERRY_EXECUTOR_EXPORT std::uint32_t items_that_threw(const future_state& state, std::uint32_t items);
+
 // The bytes of an item's value; throws the task's exception if the item
 // holds one instead (see executor/errors.h for which type).
 FERRY_EXECUTOR_EXPORT std::string_view item_value(std::string_view item);
