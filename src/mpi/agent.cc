@@ -19,6 +19,8 @@
 #include "mpi/mpi_job.h"
 #include "mpi/mpi_messages.h"
 #include "mpi/module_shipping.h"
+#include "mpi/modules_dir_linux.h"
+#include "serialize/error.h"
 #include "serialize/module_policy.h"
 
 namespace ferry::detail::mpi {
@@ -49,18 +51,6 @@ int wait_for_stop(channel& ch) {
   return 0;
 }
 
-// This agent's directory for the modules rank 0 sends (ship_modules): its
-// workers search it by build-id. Removed when the agent ends.
-struct shipped_modules_dir {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("ferry-modules-" + std::to_string(::getpid()));
-  shipped_modules_dir() { std::filesystem::create_directories(path); }
-  ~shipped_modules_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
-
 // The observer of an agent's local pool when rank 0 has one: keeps what it
 // is told of the workers, for the agent to send (kind::worker_events).
 // Told only on the agent's loop thread, which drives the pool.
@@ -88,8 +78,19 @@ int serve(channel& ch, agent_config config) {
   // Rank 0's policy, applied here so that the local pool hands it to its
   // workers.
   apply_module_policy(config.policy, policy_host::other);
-  shipped_modules_dir shipped;
-  add_module_search_path(shipped.path);
+  // Where the modules rank 0 sends are kept, searched by the workers; none
+  // unless it sends some.
+  std::optional<modules_dir> shipped;
+  if (config.ship_modules) {
+    try {
+      shipped.emplace();
+      add_module_search_path(shipped->path());
+    } catch (const std::exception& e) {
+      // Its tasks fail as they would without shipping, naming the module.
+      std::fprintf(stderr, "ferry: the MPI agent on %s cannot keep shipped modules: %s\n", j.host.c_str(), e.what());
+      shipped.reset();
+    }
+  }
   for (const char* v : launcher_variables) config.local.unset_env.emplace_back(v);
   use_every_allowed_cpu();  // the host's pool is this agent's, whatever mpirun bound
   if (config.local.max_workers == 0) config.local.max_workers = cpus_given_by_batch_system();
@@ -138,7 +139,8 @@ int serve(channel& ch, agent_config config) {
       }
       if (m->type == kind::module) {
         try {
-          store_module(m->body, shipped.path);
+          if (!shipped) throw error("rank 0 sent a module, but did not say it would ship modules");
+          store_module(m->body, shipped->path());
         } catch (const std::exception& e) {
           std::fprintf(stderr, "ferry: the MPI agent on %s: %s\n", j.host.c_str(), e.what());
         }
@@ -212,6 +214,7 @@ int serve(channel& ch, agent_config config) {
   }
   pool->shutdown({.wait = true, .cancel_pending = kill_running, .kill_running = kill_running});
   pool.reset();
+  shipped.reset();  // nothing of this agent is left on disk once rank 0 hears it stopped
   if (relay) relay->send(ch);  // the workers' exits
   ch.send(0, kind::stop, 0, {});  // the last message of this rank
   ch.flush();

@@ -51,7 +51,7 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
   bell_ = j.bell_of(0);
 
   mpi::agent_config config{options_.local, protocol::encode_initializer(options_.local.initializer),
-                           snapshot_module_policy(), options_.local.observer != nullptr};
+                           snapshot_module_policy(), options_.local.observer != nullptr, options_.ship_modules};
   config.local.initializer = {};
   const std::string body = mpi::encode_config(config);
   for (int r : j.agents) channel_->send(r, mpi::kind::config, 0, body);

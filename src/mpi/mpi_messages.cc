@@ -37,7 +37,7 @@ std::string encode_config(const agent_config& c) {
      static_cast<std::uint64_t>(o.max_worker_memory), o.env, o.unset_env,
      static_cast<std::uint64_t>(o.max_message_size), static_cast<std::uint64_t>(o.shared_memory_threshold),
      o.worker_program.string(), c.initializer, c.policy, static_cast<std::uint8_t>(o.worker_output),
-     static_cast<std::int64_t>(o.spin.count()), c.relay_worker_events);
+     static_cast<std::int64_t>(o.spin.count()), c.relay_worker_events, c.ship_modules);
   return out;
 }
 
@@ -53,7 +53,8 @@ agent_config decode_config(std::string_view body) {
   std::uint8_t output = 0;
   std::int64_t spin_us = 0;
   ar(max_workers, start, idle_ms, max_tasks, has_timeout, timeout_ms, memory, o.env, o.unset_env,
-     max_message, threshold, program, c.initializer, c.policy, output, spin_us, c.relay_worker_events);
+     max_message, threshold, program, c.initializer, c.policy, output, spin_us, c.relay_worker_events,
+     c.ship_modules);
   o.spin = std::chrono::microseconds(spin_us);
   if (output > static_cast<std::uint8_t>(output_mode::prefix))
     throw error("ferry: an MPI agent's configuration names an unknown output mode " + std::to_string(output));

@@ -26,6 +26,9 @@ struct agent_config {
   policy_snapshot policy;
   // Rank 0 has an observer: the agent sends it its workers' events.
   bool relay_worker_events = false;
+  // Rank 0 ships modules (mpi_pool_options::ship_modules): the agent makes
+  // a directory for them; otherwise it makes none.
+  bool ship_modules = false;
 };
 std::string encode_config(const agent_config& config);
 // Throws ferry::format_error.

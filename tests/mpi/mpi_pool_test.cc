@@ -338,6 +338,54 @@ TEST(MpiPool, ItsObserverIsToldOfTheHostsWorkersStartedRecycledAndExited) {
   }
 }
 
+namespace {
+
+// The directories an agent made for shipped modules
+// (src/mpi/modules_dir_linux.h): $TMPDIR/ferry-modules-<pid>.XXXXXX.
+std::vector<std::filesystem::path> modules_dirs_of(int agent) {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string prefix = "ferry-modules-" + std::to_string(agent) + ".";
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", ec))
+    if (e.path().filename().string().starts_with(prefix)) out.push_back(e.path());
+  return out;
+}
+
+}  // namespace
+
+// Issue: every agent made /tmp/ferry-modules-<pid>, shipping or not, and
+// left it after scancel. Without ship_modules it makes nothing; with it, a
+// private directory holds the shipped module while the pool runs and is
+// gone once the pool has shut down. (Signals: mpi.AJobEndedBySignalLeavesNothingBehind.)
+TEST(MpiPool, WithoutShipModulesAnAgentMakesNoDirectory) {
+  ferry::mpi_pool pool(options());
+  auto parent = pool.submit(test_tasks::parent_pid());  // names the test_tasks library
+  const int agent = get_within(parent);
+  ASSERT_GT(agent, 1);
+  const std::vector<std::filesystem::path> dirs = modules_dirs_of(agent);
+  EXPECT_TRUE(dirs.empty()) << dirs.front();
+}
+
+TEST(MpiPool, ShippedModulesAreKeptInAPrivateDirectoryUntilThePoolShutsDown) {
+  auto o = options();
+  o.ship_modules = true;
+  ferry::mpi_pool pool(o);
+  auto parent = pool.submit(test_tasks::parent_pid());
+  const int agent = get_within(parent);
+  ASSERT_GT(agent, 1);
+  const std::vector<std::filesystem::path> dirs = modules_dirs_of(agent);
+  ASSERT_EQ(dirs.size(), 1u);
+  std::size_t modules = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dirs.front()))
+    modules += e.path().extension() == ".so" ? 1 : 0;
+  EXPECT_EQ(modules, 1u) << "the test_tasks library, shipped";
+  EXPECT_EQ(std::filesystem::status(dirs.front()).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_all);
+  pool.shutdown();
+  EXPECT_TRUE(modules_dirs_of(agent).empty()) << "left after shutdown: " << modules_dirs_of(agent).front();
+}
+
 // Per-task options sit above the pools' queues: retries and names are the
 // same on both (tests/executor/task_options_test.cc has each case).
 TEST(MpiPool, ATaskWhoseWorkerDiesIsSentAgainAndItsLastDeathListsEachAttempt) {

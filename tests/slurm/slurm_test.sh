@@ -4,8 +4,9 @@
 #   srun --mpi=pmix -n 3 runs the MPI example and prints what mpirun gives;
 #   sbatch of examples/mpi/slurm_job.sh writes that output where the docs say;
 #   the agent's pool has the CPUs Slurm gave the job on the node, not the machine's;
-#   scancel of a running job leaves no rank and no worker, and rank 0, if it
-#   outlives its agents, sees its future fail instead of hanging.
+#   scancel of a running job leaves no rank, no worker and no directory of
+#   shipped modules, and rank 0, if it outlives its agents, sees its future
+#   fail instead of hanging.
 #   tests/slurm/slurm_test.sh EXAMPLE EXPECTED SLURM_JOB_PROGRAM
 set -u
 example=$1 expected=$2 program=$3
@@ -35,7 +36,7 @@ echo "$out"
 out=$(timeout 120 srun --mpi=pmix -n 2 "$program" workers 2>&1) || fail "srun exited: $out"
 [ "$(echo "$out" | grep '^workers')" = "workers 2 hosts 1" ] || fail "expected 2 workers with -n 2: $out"
 
-echo "--- scancel of a running job: every rank and worker gone, rank 0's future failed"
+echo "--- scancel of a running job: every rank, worker and shipped module gone, rank 0's future failed"
 cp "$program" "$work/cancelled_job"  # its path names this job's processes alone
 job=$(sbatch --parsable --chdir="$work" --ntasks=3 --output="$work/cancelled.out" \
   --wrap "srun --mpi=pmix $work/cancelled_job cancelled") || fail "sbatch failed"
@@ -46,6 +47,10 @@ grep -q '^running' "$work/cancelled.out" || fail "the job did not start its task
 job_pids() { for p in /proc/[0-9]*; do [ "$(readlink "$p/exe" 2>/dev/null)" = "$work/cancelled_job" ] && echo "${p#/proc/}"; done; }
 running=$(job_pids | wc -l)
 [ "$running" -ge 4 ] || fail "expected 3 ranks and at least one worker, found $running processes"
+# The agent's directory of shipped modules (src/mpi/modules_dir_linux.h).
+dirs=$(for p in $(job_pids); do ls -d "${TMPDIR:-/tmp}/ferry-modules-$p".* 2>/dev/null; done)
+[ "$(echo "$dirs" | grep -c .)" = 1 ] || fail "expected one agent's modules directory, found: $dirs"
+ls "$dirs"/*.so >/dev/null 2>&1 || fail "no shipped module in $dirs"
 scancel "$job"
 gone=
 for _ in $(seq 150); do
@@ -53,6 +58,7 @@ for _ in $(seq 150); do
   sleep 0.1
 done
 [ -n "$gone" ] || fail "15 s after scancel, left: $(job_pids | tr '\n' ' ')"
+[ ! -e "$dirs" ] || fail "scancel left $dirs: $(ls "$dirs")"
 cat "$work/cancelled.out"
 grep -q '^failed: worker_died_error' "$work/cancelled.out" ||
   fail "rank 0 outlived its agents without its future failing"
