@@ -13,7 +13,7 @@ packages=(
   libgtest-dev
   libssl-dev
   openmpi-bin libopenmpi-dev
-  munge slurmctld slurmd slurm-client slurm-wlm-basic-plugins
+  munge slurmctld slurmd slurm-client slurm-wlm-basic-plugins iproute2
   valgrind
   "$@"
 )

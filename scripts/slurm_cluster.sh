@@ -7,6 +7,12 @@
 # SLURM_CONF points srun, sbatch, sinfo and scancel at it. slurm_down
 # cancels what runs, stops the daemons and removes the directory.
 #
+# Several such clusters may be up at once on one machine (two checkouts, the
+# tests beside a benchmark): each slurmd, and so every job step it starts,
+# has a /dev/shm of its own (a tmpfs in a mount namespace of its own), where
+# OpenMPI names its shared-memory files by host name and job id, which two
+# clusters share; and each cluster numbers its jobs from an id of its own.
+#
 # One node: this machine itself. N nodes: the hosts of
 # scripts/simulated_cluster.sh, a network namespace each with a host name of
 # its own (ferry-cK at 10.78.0.K), the controller and the submitting side on
@@ -68,7 +74,16 @@ slurm_begin() {
 # slurm.conf for a controller CTLD_HOST at CTLD_ADDR and the NodeName lines
 # that follow.
 slurm_conf() {  # CTLD_HOST CTLD_ADDR NODE_LINE...
-  local t=$slurm_tmp port=$((20000 + ($$ % 10000) * 2))
+  local t=$slurm_tmp slot=$((BASHPID % 10000)) port
+  # Two ports no other cluster listens on (the first pair free from this
+  # shell's own), and job ids apart from another cluster's, in steps of 1000
+  # jobs by the same slot (Slurm's largest id is 67 043 328).
+  for _ in $(seq 100); do
+    port=$((20000 + slot * 2))
+    [ -z "$(ss -Htln "( sport = :$port or sport = :$((port + 1)) )" 2>/dev/null)" ] && break
+    slot=$(( (slot + 1) % 10000 ))
+  done
+  local first_job=$((slot * 1000 + 1))
   cat >"$t/slurm.conf" <<EOC
 ClusterName=ferry
 SlurmctldHost=$1($2)
@@ -95,6 +110,7 @@ SchedulerType=sched/builtin
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 KillWait=5
+FirstJobId=$first_job
 SlurmdParameters=config_overrides
 EOC
   shift 2
@@ -123,7 +139,10 @@ slurm_up() {  # [CPUS]
   mkdir -p "$slurm_tmp/spool/$host"
   slurm_conf "$host" 127.0.0.1 "NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN"
   slurmctld -i || { cant "slurmctld did not start: $(tail -1 "$slurm_tmp/slurmctld.log" 2>/dev/null)"; return; }
-  slurmd || { cant "slurmd did not start: $(tail -1 "$slurm_tmp"/slurmd.*.log 2>/dev/null)"; return; }
+  # A mount namespace of its own, for its own /dev/shm: nothing else of the
+  # machine changes for it.
+  unshare --mount --propagation private sh -c "mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec slurmd" ||
+    { cant "slurmd did not start: $(tail -1 "$slurm_tmp"/slurmd.*.log 2>/dev/null)"; return; }
   slurm_wait_idle 1
 }
 
@@ -144,7 +163,8 @@ slurm_up_nodes() {  # N CPUS [HIDDEN_DIR]
     # the node's.
     mkdir -p "$slurm_tmp/pmix-ferry-c$k"
     nsenter --net="/run/netns/$(cluster_ns "$k")" unshare --uts --mount sh -c \
-      "mount --bind '$slurm_tmp/pmix-ferry-c$k' '$slurm_tmp/pmix' && $hide && hostname ferry-c$k && exec slurmd" ||
+      "mount --bind '$slurm_tmp/pmix-ferry-c$k' '$slurm_tmp/pmix' && mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
+       $hide && hostname ferry-c$k && exec slurmd" ||
       { cant "slurmd of ferry-c$k did not start: $(tail -1 "$slurm_tmp"/slurmd.ferry-c$k.log 2>/dev/null)"; return; }
   done
   slurm_wait_idle "$n"
