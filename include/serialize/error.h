@@ -50,11 +50,17 @@ class FERRY_SERIALIZE_EXPORT module_error : public error {
   std::string path_;
 };
 
-// The module is not loaded and its path is outside every directory or file
-// given to ferry::allow_module. The file was not opened.
+// The module policy refused the module's code: the module is not loaded
+// and its path is outside every directory or file given to
+// ferry::allow_module (the file was not opened); or, with `reason` saying
+// so, it is loaded but outside the allowed set, and bytes nobody vouched
+// for point into it (a function pointer, which is run only from an allowed
+// module or when this process shipped that function itself).
 class FERRY_SERIALIZE_EXPORT module_not_allowed_error : public module_error {
  public:
   explicit module_not_allowed_error(std::string path);
+  // The message is "ferry: " and `reason`, which names the path.
+  module_not_allowed_error(std::string path, std::string_view reason);
   ~module_not_allowed_error() override;
 };
 

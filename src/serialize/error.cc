@@ -23,6 +23,8 @@ module_not_allowed_error::module_not_allowed_error(std::string path)
     : module_error(path, "ferry: module '" + path +
                              "' is not loaded and not allowed; call ferry::allow_module() with it "
                              "or its directory if this process should load it") {}
+module_not_allowed_error::module_not_allowed_error(std::string path, std::string_view reason)
+    : module_error(path, "ferry: " + std::string(reason)) {}
 module_not_allowed_error::~module_not_allowed_error() = default;
 
 module_not_found_error::module_not_found_error(std::string path)

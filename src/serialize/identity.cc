@@ -480,13 +480,13 @@ const void* read_code_address(input_archive& ar, const char* function_type) {
   // this process having shipped the same function says it is the one meant.
   const std::uintptr_t address = m.base + offset;
   if (!archive_access::vouched(ar) && !verified().shipped(address, function_type) && !in_allowed_set(m))
-    throw unknown_key_error(
-        offset, m.path,
-        "a function pointer from bytes nobody vouched for is run only from a module in the "
-        "allowed set (ferry::allow_module) or when this process shipped the same function "
-        "itself: a symbol does not show a function's return type. Allow the module, sign the "
-        "bytes with a key given to ferry::trust_signed_code, or wrap the call in a capture-less "
-        "lambda");
+    throw module_not_allowed_error(
+        m.path,
+        "not allowed: a function pointer into module '" + m.path + "' (offset " + std::to_string(offset) +
+            "), from bytes nobody vouched for; such a pointer is run only from a module in the allowed set "
+            "(ferry::allow_module) or when this process shipped the same function itself, as a symbol does "
+            "not show a function's return type. Allow the module, sign the bytes with a key given to "
+            "ferry::trust_signed_code, or wrap the call in a capture-less lambda");
   return reinterpret_cast<const void*>(address);
 }
 

@@ -3,9 +3,12 @@
 // One test per route of "what is shippable" (serialize/function.h): each
 // callable goes through dumps/loads and is called on the other side.
 #include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -81,11 +84,56 @@ TEST(FunctionPointerRoute, AnUnvouchedPointerToAFunctionNeverShippedHereIsRefuse
     try {
       (void)ferry::loads<ferry::function<int(int)>>(ferry::testing::reseal(patched));
       ADD_FAILURE() << "loaded a pointer to a function this process never shipped";
-    } catch (const ferry::unknown_key_error& e) {
+    } catch (const ferry::module_not_allowed_error& e) {
       EXPECT_NE(std::string(e.what()).find("nobody vouched for"), std::string::npos) << e.what();
+      EXPECT_NE(e.path().find("serialize_test"), std::string::npos) << e.path();
     }
   }
   EXPECT_EQ(ferry::loads<ferry::function<int(int)>>(frame)(1), 2);  // the one shipped still loads
+}
+
+// Issue: a program loading, from unsigned bytes another program wrote, a
+// pointer to std::chrono::steady_clock::now got unknown_key_error, its
+// first words blaming the key. It is the module policy's refusal: typed so,
+// and its message begins with the cause. The bytes are written by a child
+// process, so that this one never shipped the function.
+TEST(FunctionPointerRoute, AnUnvouchedPointerIntoALibraryOutsideTheAllowedSetIsAPolicyRefusal) {
+  using clock_now = ferry::function<std::chrono::steady_clock::time_point()>;
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    const std::string bytes = ferry::dumps(clock_now(&std::chrono::steady_clock::now));
+    const bool written = ::write(fds[1], bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+    ::_exit(written ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string bytes;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) bytes.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::string module;
+  try {
+    (void)ferry::loads<clock_now>(bytes);
+    ADD_FAILURE() << "loaded a function pointer into libstdc++ from unvouched bytes";
+  } catch (const ferry::module_not_allowed_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("ferry: not allowed: a function pointer into module '", 0), 0u) << what;
+    EXPECT_NE(e.path().find("libstdc++"), std::string::npos) << e.path();
+    EXPECT_NE(what.find("ferry::allow_module"), std::string::npos) << what;
+    module = e.path();
+  }
+  // What the message says to do works: with the module allowed, it loads.
+  ASSERT_FALSE(module.empty());
+  ferry::allow_module(module);
+  const auto before = std::chrono::steady_clock::now();
+  EXPECT_GE(ferry::loads<clock_now>(bytes)(), before);
+  ferry::clear_allowed_modules();
 }
 
 TEST(FunctionPointerRoute, CLinkageIsRefusedWithAReason) {
