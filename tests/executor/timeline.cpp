@@ -1,8 +1,9 @@
 // Copyright ferry authors.
 //
 // A pool with pool_options::trace, for tests/executor/timeline_test.py:
-// twelve tasks on two workers (ten that sleep, one that throws, one whose
-// worker dies), then shutdown, which writes the trace and its page.
+// twelve tasks on two workers (ten that sleep, one of them named; one that
+// throws and one whose worker dies, each after 15 ms, so that their bars
+// show), then shutdown, which writes the trace and its page.
 //   timeline TRACE.json
 #include <chrono>
 #include <csignal>
@@ -35,11 +36,15 @@ int main(int argc, char** argv) {
     else
       naps.push_back(pool.submit(nap, 20 + 10 * (i % 3)));
   }
-  auto throws = pool.submit([](int) -> int { throw std::runtime_error("bad input"); }, 0);
-  auto dies = pool.submit([](int) -> int {
+  auto throws = pool.submit([](int ms) -> int {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    throw std::runtime_error("bad input");
+  }, 15);
+  auto dies = pool.submit([](int ms) -> int {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     std::raise(SIGSEGV);
     return 0;
-  }, 0);
+  }, 15);
   int sum = 0;
   for (auto& f : naps) sum += f.get();
   try {

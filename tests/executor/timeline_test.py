@@ -6,14 +6,21 @@ chromium), draws one bar per span, the failed and the thrown ones marked, on
 one row per worker.
 
     timeline_test.py PROGRAM [--screenshot PNG]
+
+With --screenshot, the page is also saved as PNG (scripts/timeline_picture.sh
+makes docs/images/timeline.png so), with the page's summary of the run in the
+PNG's Description text, and printed as "summary: ...": the words the docs
+say of the picture come from the run it shows (tests/docs/check_pictures.py).
 """
 import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 program = sys.argv[1]
 screenshot = sys.argv[sys.argv.index("--screenshot") + 1] if "--screenshot" in sys.argv else None
@@ -31,6 +38,17 @@ def check(ok, what):
     checks += 1
     if not ok:
         failures.append(what)
+
+
+def add_png_text(path, key, text):
+    """Adds a tEXt chunk KEY=TEXT to the PNG at PATH, after its header chunk."""
+    with open(path, "rb") as f:
+        png = f.read()
+    data = key.encode("latin-1") + b"\0" + text.encode("latin-1")
+    chunk = struct.pack(">I", len(data)) + b"tEXt" + data + struct.pack(">I", zlib.crc32(b"tEXt" + data))
+    end_of_header = 8 + 8 + 13 + 4  # signature, IHDR's length and type, its 13 bytes, its CRC
+    with open(path, "wb") as f:
+        f.write(png[:end_of_header] + chunk + png[end_of_header:])
 
 
 tmp = tempfile.mkdtemp()
@@ -75,12 +93,16 @@ try:
           f"marked bars: {[b for b in bars if b]}")
     labels = re.findall(r'<text class="row-label"[^>]*>([^<]*)</text>', dom)
     check(sorted(labels) == sorted(rows.values()), f"row labels {labels}, trace rows {list(rows.values())}")
-    check(re.search(r">12 tasks on \d rows, 1 failed, 1 threw, [0-9.]+ ms<", dom) is not None,
-          "the summary line is missing or wrong")
-    if screenshot:
-        subprocess.run([browser, *flags, f"--screenshot={os.path.abspath(screenshot)}", "--window-size=1100,200",
-                        "file://" + page_path], capture_output=True, timeout=90)
+    summary = re.search(r">(12 tasks on \d rows, 1 failed, 1 threw, [0-9.]+ ms)<", dom)
+    check(summary is not None, "the summary line is missing or wrong")
+    if screenshot and summary:
+        height = 140 + 22 * len(rows)  # the summary, the legend, the ticks and a row per lane
+        subprocess.run([browser, *flags, f"--screenshot={os.path.abspath(screenshot)}",
+                        f"--window-size=1120,{height}", "file://" + page_path], capture_output=True, timeout=90)
         check(os.path.exists(screenshot), "no screenshot")
+        if os.path.exists(screenshot):
+            add_png_text(screenshot, "Description", summary.group(1))
+            print("summary:", summary.group(1))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

@@ -68,15 +68,16 @@ fi
 [ -e "$tmp/subdirectory/ferry/tests" ] && { echo "FAIL ferry's tests were built inside the consumer"; failures=$((failures + 1)); }
 
 flags=$(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs ferry) &&
-  g++ $cflags "$src/tests/package/pkgconfig_consumer.cpp" $flags -Wl,-rpath,"$tmp/prefix/lib" -o "$tmp/pc" ||
+  g++ $cflags "$src/tests/package/pkgconfig_consumer.cpp" $flags -o "$tmp/pc" ||
   { echo "FAIL pkg-config build"; exit 1; }
-check "pkg-config consumer" "pkg-config: 42" "$("$tmp/pc" 2>&1)"
+# The .pc file's RPATH finds the libraries: no LD_LIBRARY_PATH.
+check "pkg-config consumer" "pkg-config: 42" "$(env -u LD_LIBRARY_PATH "$tmp/pc" 2>&1)"
 if [ -n "$mpirun" ]; then
   flags=$(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs ferry-mpi) &&
-    g++ "$src/tests/package/pkgconfig_mpi_consumer.cpp" $flags -Wl,-rpath,"$tmp/prefix/lib" -o "$tmp/pc_mpi" ||
+    g++ "$src/tests/package/pkgconfig_mpi_consumer.cpp" $flags -o "$tmp/pc_mpi" ||
     { echo "FAIL pkg-config build of ferry-mpi"; exit 1; }
   check "pkg-config ferry-mpi consumer under mpirun" "pkg-config mpi: 42" \
-    "$(timeout 120 "$mpirun" "${mpi_flags[@]}" -n 2 "$tmp/pc_mpi" 2>&1)"
+    "$(env -u LD_LIBRARY_PATH timeout 120 "$mpirun" "${mpi_flags[@]}" -n 2 "$tmp/pc_mpi" 2>&1)"
 else
   if [ -n "$3" ]; then echo "SKIPPED the MPI consumers: a sanitizer build"; else echo "SKIPPED the MPI consumers: no MPI library"; fi
 fi
