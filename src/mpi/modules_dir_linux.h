@@ -18,6 +18,11 @@
 // sends it to what is left KillWait seconds after SIGTERM) leaves the
 // directory behind.
 //
+// Why files and not memfds, which nothing outlives: the workers find a
+// shipped module by build-id in their search directories, which they learn
+// when they start, and a module may arrive after they have; a memfd's
+// /proc path cannot be in a directory they index.
+//
 // Thread-safety: one per process; made and destroyed by one thread.
 #ifndef FERRY_SRC_MPI_MODULES_DIR_LINUX_H_
 #define FERRY_SRC_MPI_MODULES_DIR_LINUX_H_
