@@ -5,12 +5,17 @@
 #ifndef FERRY_TESTS_EXECUTOR_EVENT_RECORDER_H_
 #define FERRY_TESTS_EXECUTOR_EVENT_RECORDER_H_
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <regex>
 #include <string>
@@ -158,6 +163,29 @@ void expect_exceptions_finished_and_deaths_failed(Pool& pool, event_recorder& se
     }
   }
 }
+
+// A pool's trace (pool_options::trace) in the test's temporary directory:
+// read once the pool has shut down; removed, with its page, at the end.
+class trace_file {
+ public:
+  explicit trace_file(const std::string& name)
+      : path_(::testing::TempDir() + "/" + name + "_" + std::to_string(::getpid()) + ".json") {}
+  ~trace_file() {
+    std::filesystem::path page = path_;
+    std::filesystem::remove(page);
+    std::filesystem::remove(page.replace_extension(".html"));
+  }
+  trace_file(const trace_file&) = delete;
+  trace_file& operator=(const trace_file&) = delete;
+  const std::string& path() const { return path_; }
+  std::string read() const {
+    std::ifstream in(path_);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+ private:
+  std::string path_;
+};
 
 // A map's chunk finishes once, told as threw only when at least one of its
 // inputs threw, with how many did: at chunk sizes 1, 3 and the automatic

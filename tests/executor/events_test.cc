@@ -7,9 +7,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <unistd.h>
@@ -68,18 +65,14 @@ TEST_F(Events, AnExceptionIsAFinishedTaskAndADeathAFailedOne) {
 // was read as one item, which failed), and drawn orange on the timeline.
 TEST_F(Events, AMapsChunkIsToldAsThrowingOnlyWhenAnInputThrewAndHowMany) {
   auto seen = std::make_shared<event_recorder>();
-  const std::string trace = ::testing::TempDir() + "/ferry_events_chunks_" + std::to_string(::getpid()) + ".json";
+  const ferry_test::trace_file trace("ferry_events_chunks");
   {
     ferry::pool_options o = observed(seen);
-    o.trace = trace;
+    o.trace = trace.path();
     ferry::process_pool pool(o);
     ferry_test::expect_chunks_told_as_throwing_only_when_an_input_threw(pool, *seen);
   }
-  std::ifstream in(trace);
-  ferry_test::expect_chunk_spans_as_told(std::string(std::istreambuf_iterator<char>(in), {}));
-  std::filesystem::path page = trace;
-  std::filesystem::remove(page);
-  std::filesystem::remove(page.replace_extension(".html"));
+  ferry_test::expect_chunk_spans_as_told(trace.read());
 }
 
 TEST_F(Events, ARetriedTaskIsToldWithItsNameAndWhyAndItsNextAttemptIsANewTask) {

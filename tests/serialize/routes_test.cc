@@ -3,8 +3,6 @@
 // One test per route of "what is shippable" (serialize/function.h): each
 // callable goes through dumps/loads and is called on the other side.
 #include <dlfcn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -19,6 +17,7 @@
 
 #include <serialize/serialize.h>
 
+#include "../child_output.h"
 #include "test_util.h"
 
 using ferry::testing::round_trip;
@@ -99,24 +98,8 @@ TEST(FunctionPointerRoute, AnUnvouchedPointerToAFunctionNeverShippedHereIsRefuse
 // process, so that this one never shipped the function.
 TEST(FunctionPointerRoute, AnUnvouchedPointerIntoALibraryOutsideTheAllowedSetIsAPolicyRefusal) {
   using clock_now = ferry::function<std::chrono::steady_clock::time_point()>;
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(fds[0]);
-    const std::string bytes = ferry::dumps(clock_now(&std::chrono::steady_clock::now));
-    const bool written = ::write(fds[1], bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
-    ::_exit(written ? 0 : 1);
-  }
-  ::close(fds[1]);
-  std::string bytes;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) bytes.append(buf, static_cast<std::size_t>(n));
-  ::close(fds[0]);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::string bytes =
+      ferry_test::output_of_child([] { return ferry::dumps(clock_now(&std::chrono::steady_clock::now)); });
   std::string module;
   try {
     (void)ferry::loads<clock_now>(bytes);
