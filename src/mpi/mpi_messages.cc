@@ -1,13 +1,19 @@
 // Copyright ferry authors.
 #include "mpi/mpi_messages.h"
 
+#include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <optional>
+#include <tuple>
+#include <type_traits>
 
 #include <cereal/types/map.hpp>
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
 
 #include "executor/errors.h"
+#include "mpi/agent_config_fields.h"
 #include "serialize/archive.h"
 #include "serialize/error.h"
 
@@ -24,51 +30,91 @@ enum class failure_kind : std::uint8_t {
   not_shippable,
 };
 
+// How each type of a sent field travels; take() is put()'s inverse and
+// refuses, with ferry::format_error, what put() never writes.
+template <class E>
+constexpr E last_enumerator = E{};  // specialized for each enum sent: a new one must say its last
+template <>
+constexpr start_method last_enumerator<start_method> = start_method::plugin;
+template <>
+constexpr output_mode last_enumerator<output_mode> = output_mode::prefix;
+
+template <class T>
+struct is_duration : std::false_type {};
+template <class R, class P>
+struct is_duration<std::chrono::duration<R, P>> : std::true_type {};
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+template <class T>
+void put(output_archive& ar, const T& v) {
+  if constexpr (std::is_enum_v<T>) {
+    static_assert(last_enumerator<T> != T{}, "say the last enumerator of this enum: last_enumerator");
+    ar(static_cast<std::uint8_t>(v));
+  } else if constexpr (is_duration<T>::value) {
+    ar(static_cast<std::int64_t>(v.count()));
+  } else if constexpr (is_optional<T>::value) {
+    ar(v.has_value());
+    put(ar, v.value_or(typename T::value_type{}));
+  } else if constexpr (std::is_same_v<T, std::filesystem::path>) {
+    ar(v.string());
+  } else if constexpr (std::is_integral_v<T>) {
+    ar(static_cast<std::uint64_t>(v));
+  } else {
+    ar(v);  // strings and their containers, through cereal
+  }
+}
+
+template <class T>
+void take(input_archive& ar, T& v) {
+  if constexpr (std::is_enum_v<T>) {
+    const std::size_t at = ar.offset();
+    std::uint8_t raw = 0;
+    ar(raw);
+    if (raw > static_cast<std::uint8_t>(last_enumerator<T>))
+      throw format_error(at, "an MPI agent's configuration has an unknown enumerator " + std::to_string(raw));
+    v = static_cast<T>(raw);
+  } else if constexpr (is_duration<T>::value) {
+    std::int64_t count = 0;
+    ar(count);
+    v = T(count);
+  } else if constexpr (is_optional<T>::value) {
+    bool has = false;
+    ar(has);
+    typename T::value_type value{};
+    take(ar, value);
+    if (has) v = value; else v.reset();
+  } else if constexpr (std::is_same_v<T, std::filesystem::path>) {
+    std::string s;
+    ar(s);
+    v = s;
+  } else if constexpr (std::is_integral_v<T>) {
+    std::uint64_t n = 0;
+    ar(n);
+    v = static_cast<T>(n);
+  } else {
+    ar(v);
+  }
+}
+
 }  // namespace
 
 std::string encode_config(const agent_config& c) {
   std::string out;
   output_archive ar(out);
-  const pool_options& o = c.local;
-  const bool has_timeout = o.task_timeout.has_value();
-  ar(static_cast<std::uint64_t>(o.max_workers), static_cast<std::uint8_t>(o.start),
-     static_cast<std::int64_t>(o.idle_timeout.count()), static_cast<std::uint64_t>(o.max_tasks_per_worker),
-     has_timeout, static_cast<std::int64_t>(has_timeout ? o.task_timeout->count() : 0),
-     static_cast<std::uint64_t>(o.max_worker_memory), o.env, o.unset_env,
-     static_cast<std::uint64_t>(o.max_message_size), static_cast<std::uint64_t>(o.shared_memory_threshold),
-     o.worker_program.string(), c.initializer, c.policy, static_cast<std::uint8_t>(o.worker_output),
-     static_cast<std::int64_t>(o.spin.count()), c.relay_worker_events, c.ship_modules);
+  std::apply([&](auto... field) { (put(ar, c.local.*field), ...); }, sent_fields);
+  ar(c.initializer, c.policy, c.relay_worker_events, c.ship_modules);
   return out;
 }
 
 agent_config decode_config(std::string_view body) {
   agent_config c;
-  pool_options& o = c.local;
   input_archive ar(body);
-  std::uint64_t max_workers, max_tasks, memory, max_message, threshold;
-  std::uint8_t start;
-  std::int64_t idle_ms, timeout_ms;
-  bool has_timeout;
-  std::string program;
-  std::uint8_t output = 0;
-  std::int64_t spin_us = 0;
-  ar(max_workers, start, idle_ms, max_tasks, has_timeout, timeout_ms, memory, o.env, o.unset_env,
-     max_message, threshold, program, c.initializer, c.policy, output, spin_us, c.relay_worker_events,
-     c.ship_modules);
-  o.spin = std::chrono::microseconds(spin_us);
-  if (output > static_cast<std::uint8_t>(output_mode::prefix))
-    throw error("ferry: an MPI agent's configuration names an unknown output mode " + std::to_string(output));
-  o.worker_output = static_cast<output_mode>(output);
+  std::apply([&](auto... field) { (take(ar, c.local.*field), ...); }, sent_fields);
+  ar(c.initializer, c.policy, c.relay_worker_events, c.ship_modules);
   if (ar.remaining() != 0) throw_trailing_bytes(ar.offset(), ar.remaining());
-  o.max_workers = max_workers;
-  o.start = static_cast<start_method>(start);
-  o.idle_timeout = std::chrono::milliseconds(idle_ms);
-  o.max_tasks_per_worker = max_tasks;
-  if (has_timeout) o.task_timeout = std::chrono::milliseconds(timeout_ms);
-  o.max_worker_memory = memory;
-  o.max_message_size = max_message;
-  o.shared_memory_threshold = threshold;
-  o.worker_program = program;
   return c;
 }
 

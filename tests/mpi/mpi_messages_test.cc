@@ -7,15 +7,102 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/pfr/core.hpp>
+
 #include <chrono>
+#include <cstddef>
+#include <set>
 #include <string>
 
+#include "mpi/agent_config_fields.h"
 #include "serialize/error.h"
 
 namespace ferry::detail::mpi {
 namespace {
 
 using namespace std::chrono_literals;
+
+// For each type of a field sent to the agents, a value no default has: a
+// sent field of a new type fails to compile here until it has one.
+template <class T>
+T unlike_default();
+template <>
+std::size_t unlike_default<std::size_t>() { return 12345; }
+template <>
+start_method unlike_default<start_method>() { return start_method::plugin; }
+template <>
+std::chrono::milliseconds unlike_default<std::chrono::milliseconds>() { return 4321ms; }
+template <>
+std::optional<std::chrono::milliseconds> unlike_default<std::optional<std::chrono::milliseconds>>() { return 777ms; }
+template <>
+std::chrono::microseconds unlike_default<std::chrono::microseconds>() { return 55us; }
+template <>
+std::map<std::string, std::string> unlike_default<std::map<std::string, std::string>>() {
+  return {{"OMP_NUM_THREADS", "1"}, {"EMPTY", ""}};
+}
+template <>
+std::vector<std::string> unlike_default<std::vector<std::string>>() { return {"OMPI_*", "HOME"}; }
+template <>
+output_mode unlike_default<output_mode>() { return output_mode::prefix; }
+template <>
+std::filesystem::path unlike_default<std::filesystem::path>() { return "/opt/ferry/libexec/ferry-worker"; }
+
+// Where each field of pool_options lies in it, by PFR's reflection and by
+// the lists of agent_config_fields.h.
+std::size_t offset_in(const pool_options& o, const void* field) {
+  return static_cast<std::size_t>(static_cast<const char*>(field) - reinterpret_cast<const char*>(&o));
+}
+
+TEST(MpiMessages, EveryPoolOptionsFieldIsSentOrKeptOnRankZeroExactlyOnce) {
+  const pool_options o;
+  std::set<std::size_t> fields;
+  boost::pfr::for_each_field(o, [&](const auto& f) { fields.insert(offset_in(o, &f)); });
+  std::multiset<std::size_t> listed;
+  const auto add = [&](auto... field) { (listed.insert(offset_in(o, &(o.*field))), ...); };
+  std::apply(add, sent_fields);
+  std::apply(add, kept_fields);
+  EXPECT_EQ(std::set<std::size_t>(listed.begin(), listed.end()), fields);
+  EXPECT_EQ(listed.size(), fields.size()) << "a field is listed twice";
+}
+
+TEST(MpiMessages, EverySentFieldOfTheConfigRoundTripsWithTheRest) {
+  agent_config c;
+  std::apply([&](auto... field) { ((c.local.*field = unlike_default<std::decay_t<decltype(c.local.*field)>>()), ...); },
+             sent_fields);
+  c.initializer = "an initializer's record";
+  c.policy.allowed_modules = {"/opt/lib"};
+  c.policy.module_search_paths = {"/opt/lib/modules"};
+  c.relay_worker_events = true;
+  c.ship_modules = true;
+  const agent_config d = decode_config(encode_config(c));
+  std::size_t index = 0;
+  const auto same = [&](auto field) {
+    EXPECT_TRUE(d.local.*field == c.local.*field) << "sent field " << index << " of sent_fields";
+    ++index;
+  };
+  std::apply([&](auto... field) { (same(field), ...); }, sent_fields);
+  EXPECT_EQ(d.initializer, c.initializer);
+  EXPECT_EQ(d.policy.allowed_modules, c.policy.allowed_modules);
+  EXPECT_EQ(d.policy.module_search_paths, c.policy.module_search_paths);
+  EXPECT_TRUE(d.relay_worker_events);
+  EXPECT_TRUE(d.ship_modules);
+  // An unset timeout stays unset.
+  c.local.task_timeout.reset();
+  EXPECT_FALSE(decode_config(encode_config(c)).local.task_timeout.has_value());
+}
+
+TEST(MpiMessages, AConfigCutShortWithBytesLeftOrAnUnknownEnumeratorIsRefused) {
+  agent_config c;
+  c.local.worker_output = output_mode::prefix;
+  const std::string bytes = encode_config(c);
+  for (std::size_t n = 0; n < bytes.size(); ++n)
+    EXPECT_THROW(decode_config(std::string_view(bytes).substr(0, n)), format_error) << n << " bytes";
+  EXPECT_THROW(decode_config(bytes + "x"), format_error);
+  // start is the second field, after max_workers' 8 bytes.
+  std::string unknown = bytes;
+  unknown[8] = 9;
+  EXPECT_THROW(decode_config(unknown), format_error);
+}
 
 TEST(MpiMessages, ATasksTimeoutAndNameTravelBeforeItsBody) {
   const std::string bytes = with_settings({.timeout = 300ms, .name = "shard 7"}, "the task's body");
