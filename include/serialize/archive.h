@@ -176,9 +176,19 @@ void save(output_archive& ar, const T& t) {
   ar.saveBinary(std::addressof(t), sizeof t);
 }
 template <class T>
-  requires std::is_arithmetic_v<T>
+  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
 void load(input_archive& ar, T& t) {
   ar.loadBinary(std::addressof(t), sizeof t);
+}
+// A bool is one byte, 0 or 1; any other is refused with ferry::format_error
+// (copied into a bool, it would make reading it undefined).
+inline void load(input_archive& ar, bool& b) {
+  const std::size_t at = ar.offset();
+  unsigned char byte = 0;
+  ar.loadBinary(&byte, 1);
+  if (byte > 1) [[unlikely]]
+    detail::throw_bad_bool(at, byte);
+  b = byte != 0;
 }
 template <class T>
 void save(output_archive& ar, const cereal::BinaryData<T>& bd) {

@@ -153,6 +153,7 @@ namespace detail {
 [[noreturn]] FERRY_SERIALIZE_EXPORT void throw_bad_length(std::size_t offset, std::uint64_t length,
                                                 std::size_t left);
 [[noreturn]] FERRY_SERIALIZE_EXPORT void throw_trailing_bytes(std::size_t offset, std::size_t count);
+[[noreturn]] FERRY_SERIALIZE_EXPORT void throw_bad_bool(std::size_t offset, unsigned value);
 [[noreturn]] FERRY_SERIALIZE_EXPORT void throw_cereal_error(std::size_t offset, const char* what);
 [[noreturn]] FERRY_SERIALIZE_EXPORT void throw_unserializable_signature(const char* signature);
 }  // namespace detail

@@ -94,6 +94,10 @@ void throw_trailing_bytes(std::size_t offset, std::size_t count) {
   throw format_error(offset, std::to_string(count) + " unexpected bytes after the value");
 }
 
+void throw_bad_bool(std::size_t offset, unsigned value) {
+  throw format_error(offset, "a bool of value " + std::to_string(value) + ", neither 0 nor 1");
+}
+
 void throw_cereal_error(std::size_t offset, const char* what) {
   throw format_error(offset, std::string("invalid value: ") + what);
 }

@@ -130,6 +130,23 @@ TEST(Archive, BadVariantIndexIsAFormatError) {
   EXPECT_THROW((void)ferry::loads<alt>(reseal(frame)), ferry::format_error);
 }
 
+// Found by fuzz_mpi_messages: a byte other than 0 or 1 was copied into a
+// bool, and reading that bool is undefined behaviour.
+TEST(Archive, ABoolThatIsNeitherZeroNorOneIsAFormatError) {
+  std::string frame = ferry::dumps(std::vector<bool>{true, false});
+  EXPECT_EQ(ferry::loads<std::vector<bool>>(frame), (std::vector<bool>{true, false}));
+  const std::size_t at = ferry::wire::header_size + 8;  // after the count
+  frame[at] = 2;
+  try {
+    (void)ferry::loads<std::vector<bool>>(reseal(frame));
+    FAIL() << "loaded a bool of value 2";
+  } catch (const ferry::format_error& e) {
+    EXPECT_EQ(e.offset(), at);
+    EXPECT_NE(std::string(e.what()).find("a bool of value 2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)ferry::loads<bool>(ferry::testing::frame_of_value(std::string(1, '\x65'))), ferry::format_error);
+}
+
 TEST(Archive, TruncatedScalarNamesOffset) {
   try {
     (void)ferry::loads<std::uint64_t>(ferry::testing::frame_of_value("ab"));
