@@ -30,9 +30,9 @@ using namespace std::chrono_literals;
 using ferry_test::method;
 using ferry_test::expect_error;
 using ferry_test::options;
-using Executor = ferry_test::ExecutorTest;
+using Failures = ferry_test::ExecutorTest;
 
-TEST_F(Executor, StdExceptionsKeepTheirType) {
+TEST_F(Failures, StdExceptionsKeepTheirType) {
   ferry::process_pool pool(options());
   auto run = [&](const char* kind) { return pool.submit(test_tasks::throw_std(), std::string(kind)); };
   EXPECT_THROW(run("runtime_error").get(), std::runtime_error);
@@ -49,7 +49,7 @@ TEST_F(Executor, StdExceptionsKeepTheirType) {
   }
 }
 
-TEST_F(Executor, OtherExceptionsAreTaskErrors) {
+TEST_F(Failures, OtherExceptionsAreTaskErrors) {
   ferry::process_pool pool(options());
   auto custom = expect_error<ferry::task_error>([&] { pool.submit(test_tasks::throw_custom()).get(); });
   EXPECT_EQ(custom.type_name(), "test_tasks::(anonymous namespace)::custom_error");
@@ -58,14 +58,14 @@ TEST_F(Executor, OtherExceptionsAreTaskErrors) {
   EXPECT_EQ(thrown_int.type_name(), "int");
 }
 
-TEST_F(Executor, NestedExceptionsKeepTheInnerMessage) {
+TEST_F(Failures, NestedExceptionsKeepTheInnerMessage) {
   ferry::process_pool pool(options(1));
   auto e = expect_error<ferry::task_error>([&] { pool.submit(test_tasks::throw_nested()).get(); });
   EXPECT_EQ(e.type_name(), "std::runtime_error");
   EXPECT_EQ(e.message(), "outer: inner cause");
 }
 
-TEST_F(Executor, CrashesFailOnlyTheirTask) {
+TEST_F(Failures, CrashesFailOnlyTheirTask) {
   ferry::process_pool pool(options());
   const std::pair<const char*, const char*> crashes[] = {
       {"abort", "signal 6 (SIGABRT)"}, {"segv", "signal 11 (SIGSEGV)"}, {"exit3", "exited with code 3"}};
@@ -82,7 +82,7 @@ TEST_F(Executor, CrashesFailOnlyTheirTask) {
 // A worker that dies by a crash's signal writes a report first: the
 // signal, the address, its stack, which the pool symbolizes with the
 // modules' symbols (src/executor/crash_report.h). SIGKILL gives none.
-TEST_F(Executor, ACrashReportGivesTheSignalTheAddressAndTheTasksStack) {
+TEST_F(Failures, ACrashReportGivesTheSignalTheAddressAndTheTasksStack) {
 #ifdef FERRY_UNDER_SANITIZER
   GTEST_SKIP() << "under a sanitizer the null write is reported, and the worker ended, by the sanitizer";
 #endif
@@ -114,7 +114,7 @@ TEST_F(Executor, ACrashReportGivesTheSignalTheAddressAndTheTasksStack) {
   EXPECT_TRUE(in_abort) << aborted.what();
 }
 
-TEST_F(Executor, AWorkerKilledWithSigkillHasNoCrashReport) {
+TEST_F(Failures, AWorkerKilledWithSigkillHasNoCrashReport) {
   ferry::process_pool pool(options(1));
   EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
   auto victim = pool.submit(test_tasks::sleep_ms(), 10'000);
@@ -125,7 +125,7 @@ TEST_F(Executor, AWorkerKilledWithSigkillHasNoCrashReport) {
   EXPECT_EQ(std::string(e.what()).find("its stack"), std::string::npos) << e.what();
 }
 
-TEST_F(Executor, WorkerKilledFromOutside) {
+TEST_F(Failures, WorkerKilledFromOutside) {
   ferry::process_pool pool(options(1));
   EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
   const std::vector<int> pids = pool.worker_pids();
@@ -139,7 +139,7 @@ TEST_F(Executor, WorkerKilledFromOutside) {
   EXPECT_NE(pool.submit(test_tasks::pid()).get(), pids[0]);
 }
 
-TEST_F(Executor, OutOfMemoryWorkerDies) {
+TEST_F(Failures, OutOfMemoryWorkerDies) {
   SKIP_UNDER_SANITIZER();
   ferry::process_pool pool(options(1));
   auto e = expect_error<ferry::worker_died_error>([&] { pool.submit(test_tasks::exhaust_memory()).get(); });
@@ -147,7 +147,7 @@ TEST_F(Executor, OutOfMemoryWorkerDies) {
   EXPECT_EQ(pool.submit(test_tasks::add(), 2, 2).get(), 4);
 }
 
-TEST_F(Executor, ExitInATaskIsAWorkerDeath) {
+TEST_F(Failures, ExitInATaskIsAWorkerDeath) {
   ferry::process_pool pool(options(1));
   for (auto [how, cause] : {std::pair{"exit0", "exited with code 0"}, std::pair{"_exit0", "exited with code 0"},
                             std::pair{"_exit42", "exited with code 42"}}) {
@@ -162,7 +162,7 @@ TEST_F(Executor, ExitInATaskIsAWorkerDeath) {
 // After short tasks a worker is sent many at once, in one write: a crash in
 // the middle of such a batch fails only the task that crashed, and those
 // queued behind it, which never ran, run elsewhere.
-TEST_F(Executor, ACrashInTheMiddleOfABatchFailsOnlyTheTaskThatCrashed) {
+TEST_F(Failures, ACrashInTheMiddleOfABatchFailsOnlyTheTaskThatCrashed) {
   ferry::process_pool pool(options(2));
   for (int i = 0; i < 50; ++i) {  // short: deep pipelines
     auto warm = pool.submit(test_tasks::scale(3), i);
@@ -181,7 +181,7 @@ TEST_F(Executor, ACrashInTheMiddleOfABatchFailsOnlyTheTaskThatCrashed) {
   }
 }
 
-TEST_F(Executor, TaskQueuedInADyingWorkerRunsElsewhere) {
+TEST_F(Failures, TaskQueuedInADyingWorkerRunsElsewhere) {
   ferry::process_pool pool(options(1));
   // A ready worker first: the waits below time the tasks, not a worker's
   // start (hundreds of ms for a spawned test program under ASan).

@@ -28,9 +28,9 @@ using namespace std::chrono_literals;
 
 using ferry_test::method;
 using ferry_test::options;
-using Executor = ferry_test::ExecutorTest;
+using Future = ferry_test::ExecutorTest;
 
-TEST_F(Executor, WaitingAndCallbacks) {
+TEST_F(Future, WaitingAndCallbacks) {
   ferry::process_pool pool(options(2));
   auto slow = pool.submit(test_tasks::sleep_ms(), 400);
   EXPECT_EQ(slow.wait_for(10ms), std::future_status::timeout);
@@ -51,7 +51,7 @@ TEST_F(Executor, WaitingAndCallbacks) {
   EXPECT_EQ(called.load(), 1);
 }
 
-TEST_F(Executor, WaitAnyReturnsTheFirstFinished) {
+TEST_F(Future, WaitAnyReturnsTheFirstFinished) {
   ferry::process_pool pool(options(2));
   std::vector<ferry::future<int>> futures = {pool.submit(test_tasks::sleep_ms(), 1500),
                                              pool.submit(test_tasks::sleep_ms(), 10)};
@@ -60,7 +60,7 @@ TEST_F(Executor, WaitAnyReturnsTheFirstFinished) {
   EXPECT_EQ(ferry::wait_any(futures, 1ms), std::optional<std::size_t>(1));
 }
 
-TEST_F(Executor, CancelOnlyBeforeSending) {
+TEST_F(Future, CancelOnlyBeforeSending) {
   ferry::process_pool pool(options(1));
   // A ready worker first: the waits below time the tasks, not a worker's
   // start (hundreds of ms for a spawned test program under ASan).

@@ -26,7 +26,7 @@
 using ferry_test::expect_error;
 using ferry_test::get_within;
 using ferry_test::options;
-using Executor = ferry_test::ExecutorTest;
+using LargeValues = ferry_test::ExecutorTest;
 
 namespace {
 
@@ -42,7 +42,7 @@ constexpr std::size_t mib = std::size_t{1} << 20;  // the default shared_memory_
 
 }  // namespace
 
-TEST_F(Executor, LargeValuesGotOneAfterAnotherEachKeepTheirOwnBytes) {
+TEST_F(LargeValues, LargeValuesGotOneAfterAnotherEachKeepTheirOwnBytes) {
   ferry::process_pool pool(options(1));
   for (int i = 0; i < 12; ++i) {
     // Sizes go up and down: files are reused, and replaced by larger ones.
@@ -52,7 +52,7 @@ TEST_F(Executor, LargeValuesGotOneAfterAnotherEachKeepTheirOwnBytes) {
   }
 }
 
-TEST_F(Executor, ManyLargeResultsHeldAtOnceEachKeepTheirOwnBytes) {
+TEST_F(LargeValues, ManyLargeResultsHeldAtOnceEachKeepTheirOwnBytes) {
   ferry::process_pool pool(options(2));
   std::vector<std::string> sent;
   std::vector<ferry::future<std::string>> held;
@@ -69,7 +69,7 @@ TEST_F(Executor, ManyLargeResultsHeldAtOnceEachKeepTheirOwnBytes) {
   EXPECT_EQ(get_within(f), last);
 }
 
-TEST_F(Executor, AWorkerDyingWithALargeArgumentFailsOnlyItsTask) {
+TEST_F(LargeValues, AWorkerDyingWithALargeArgumentFailsOnlyItsTask) {
   ferry::process_pool pool(options(1));
   const std::string before = value_of(2 * mib, 1);
   auto first = pool.submit(test_tasks::echo(), before);
@@ -104,7 +104,7 @@ std::size_t reusable_files_in(int pid) {
 // A worker started while others hold large bodies (by fork, a copy of the
 // pool's process) inherits none of their files, mapped or open: they would
 // keep that memory alive for as long as it lives.
-TEST_F(Executor, AWorkerStartedLaterHoldsNoneOfTheOthersLargeBodies) {
+TEST_F(LargeValues, AWorkerStartedLaterHoldsNoneOfTheOthersLargeBodies) {
   ferry::process_pool pool(options(2));
   const std::string v = value_of(2 * mib, 5);
   auto a = pool.submit(test_tasks::echo(), v);

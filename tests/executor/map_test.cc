@@ -30,9 +30,9 @@ using namespace std::chrono_literals;
 
 using ferry_test::method;
 using ferry_test::options;
-using Executor = ferry_test::ExecutorTest;
+using Map = ferry_test::ExecutorTest;
 
-TEST_F(Executor, MapKeepsInputOrder) {
+TEST_F(Map, MapKeepsInputOrder) {
   ferry::process_pool pool(options());
   std::vector<int> inputs;
   for (int i = 0; i < 100; ++i) inputs.push_back(i);
@@ -44,13 +44,13 @@ TEST_F(Executor, MapKeepsInputOrder) {
   pool.map(test_tasks::discard(), inputs, 10);
 }
 
-TEST_F(Executor, MapRethrowsTheFirstFailureInOrder) {
+TEST_F(Map, MapRethrowsTheFirstFailureInOrder) {
   ferry::process_pool pool(options());
   const std::vector<std::string> kinds = {"none", "out_of_range", "runtime_error"};
   EXPECT_THROW(pool.map(test_tasks::throw_std(), kinds, 1), std::out_of_range);
 }
 
-TEST_F(Executor, MapOrderedYieldsResultsAsTheyArrive) {
+TEST_F(Map, MapOrderedYieldsResultsAsTheyArrive) {
   ferry::process_pool pool(options(2));
   const auto start = std::chrono::steady_clock::now();
   auto results = pool.map_ordered(test_tasks::sleep_ms(), std::vector<int>{1, 1500});
@@ -63,7 +63,7 @@ TEST_F(Executor, MapOrderedYieldsResultsAsTheyArrive) {
   EXPECT_TRUE(it == results.end());
 }
 
-TEST_F(Executor, MapWithATimeout) {
+TEST_F(Map, MapWithATimeout) {
   ferry::process_pool pool(options(1));
   const auto start = std::chrono::steady_clock::now();
   EXPECT_THROW(pool.map(test_tasks::sleep_ms(), std::vector<int>{1000, 1000, 1000}, 1, 200ms),
@@ -73,37 +73,37 @@ TEST_F(Executor, MapWithATimeout) {
 }
 
 
-TEST_F(Executor, MapUnorderedYieldsEachResultWithItsIndexAsItsChunkFinishes) {
+TEST_F(Map, MapUnorderedYieldsEachResultWithItsIndexAsItsChunkFinishes) {
   ferry::process_pool pool(options(4));
   ferry_test::expect_unordered_results_with_their_indexes(pool);
 }
 
-TEST_F(Executor, MapsReadASinglePassInputOnce) {
+TEST_F(Map, MapsReadASinglePassInputOnce) {
   ferry::process_pool pool(options());
   ferry_test::expect_single_pass_inputs_mapped(pool);
 }
 
-TEST_F(Executor, AMapReadsItsInputNoFurtherAheadThanItsWindow) {
+TEST_F(Map, AMapReadsItsInputNoFurtherAheadThanItsWindow) {
   ferry::process_pool pool(options());
   ferry_test::expect_reading_no_further_ahead_than_the_window(pool);
 }
 
-TEST_F(Executor, AnInputsExceptionComesOutOfTheMapUnchangedAndCancelsWhatIsQueued) {
+TEST_F(Map, AnInputsExceptionComesOutOfTheMapUnchangedAndCancelsWhatIsQueued) {
   ferry::process_pool pool(options(1));
   ferry_test::expect_an_input_error_out_unchanged_and_the_queue_cancelled(pool, 600);
 }
 
-TEST_F(Executor, LeavingAMapsLoopEarlyCancelsTheRest) {
+TEST_F(Map, LeavingAMapsLoopEarlyCancelsTheRest) {
   ferry::process_pool pool(options(1));
   ferry_test::expect_leaving_the_loop_early_cancels_the_rest(pool, 600);
 }
 
-TEST_F(Executor, WithoutAChunkSizeAMapChoosesOneAndKeepsInputOrder) {
+TEST_F(Map, WithoutAChunkSizeAMapChoosesOneAndKeepsInputOrder) {
   ferry::process_pool pool(options());
   ferry_test::expect_automatic_chunks_to_keep_input_order(pool);
 }
 
-TEST_F(Executor, WithTaskRetriesAMapsChunkWhoseWorkerDiedIsSentAgain) {
+TEST_F(Map, WithTaskRetriesAMapsChunkWhoseWorkerDiedIsSentAgain) {
   ferry::pool_options o = options(2);
   o.task_retries = 3;
   ferry::process_pool pool(o);
@@ -116,7 +116,7 @@ TEST_F(Executor, WithTaskRetriesAMapsChunkWhoseWorkerDiedIsSentAgain) {
   std::remove(path.c_str());
 }
 
-TEST_F(Executor, AMapThatTimesOutCancelsWhatItHasNotSent) {
+TEST_F(Map, AMapThatTimesOutCancelsWhatItHasNotSent) {
   ferry::process_pool pool(options(1));
   const auto start = std::chrono::steady_clock::now();
   EXPECT_THROW(pool.map_unordered(test_tasks::sleep_ms(), std::vector<int>{1000, 1000, 1000},

@@ -28,9 +28,9 @@ using namespace std::chrono_literals;
 
 using ferry_test::method;
 using ferry_test::options;
-using Executor = ferry_test::ExecutorTest;
+using ReusableExecutor = ferry_test::ExecutorTest;
 
-TEST_F(Executor, ReusableExecutorIsReusedAndResized) {
+TEST_F(ReusableExecutor, ReusableExecutorIsReusedAndResized) {
   keeps_reusable_pool();
   ferry::pool_options o = options(1);
   ferry::process_pool a = ferry::get_reusable_executor(o);
@@ -50,7 +50,7 @@ TEST_F(Executor, ReusableExecutorIsReusedAndResized) {
   d.shutdown();
 }
 
-TEST_F(Executor, ReusableExecutorIsOnePoolUntilItsOptionsChange) {
+TEST_F(ReusableExecutor, ReusableExecutorIsOnePoolUntilItsOptionsChange) {
   keeps_reusable_pool();
   ferry::pool_options o = options(1);
   ferry::process_pool first = ferry::get_reusable_executor(o);
@@ -59,7 +59,7 @@ TEST_F(Executor, ReusableExecutorIsOnePoolUntilItsOptionsChange) {
   EXPECT_FALSE(first == ferry::get_reusable_executor(o));
 }
 
-TEST_F(Executor, ReusableExecutorReplacedWhenOtherOptionsChange) {
+TEST_F(ReusableExecutor, ReusableExecutorReplacedWhenOtherOptionsChange) {
   keeps_reusable_pool();
   ferry::pool_options o = options(1);
   ferry::process_pool a = ferry::get_reusable_executor(o);
@@ -85,7 +85,7 @@ TEST_F(Executor, ReusableExecutorReplacedWhenOtherOptionsChange) {
   replaced.shutdown();
 }
 
-TEST_F(Executor, HandlesCompareEqualWhenTheyReferToTheSamePool) {
+TEST_F(ReusableExecutor, HandlesCompareEqualWhenTheyReferToTheSamePool) {
   ferry::process_pool a(options(1));
   ferry::process_pool copy = a;
   ferry::process_pool other(options(1));

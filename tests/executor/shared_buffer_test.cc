@@ -24,7 +24,7 @@ using ferry_test::expect_error;
 using ferry_test::expect_message;
 using ferry_test::get_within;
 using ferry_test::options;
-using Executor = ferry_test::ExecutorTest;
+using SharedBufferInPools = ferry_test::ExecutorTest;
 
 namespace {
 
@@ -45,7 +45,7 @@ std::uint64_t sum_of(const ferry::shared_buffer& b) {
 
 }  // namespace
 
-TEST_F(Executor, ATaskWritesTheCallersSharedBufferInPlace) {
+TEST_F(SharedBufferInPools, ATaskWritesTheCallersSharedBufferInPlace) {
   ferry::process_pool pool(options(1));
   ferry::shared_buffer b(1 << 20);
   std::memset(b.data(), 2, b.size());
@@ -56,7 +56,7 @@ TEST_F(Executor, ATaskWritesTheCallersSharedBufferInPlace) {
   EXPECT_EQ(sum_of(b), 7u * b.size());
 }
 
-TEST_F(Executor, ABufferReturnedFromATaskIsTheSameMemoryAsTheOneSent) {
+TEST_F(SharedBufferInPools, ABufferReturnedFromATaskIsTheSameMemoryAsTheOneSent) {
   ferry::process_pool pool(options(1));
   ferry::shared_buffer sent(4096);
   // The worker is busy first, so that get() waits for the result: its
@@ -72,7 +72,7 @@ TEST_F(Executor, ABufferReturnedFromATaskIsTheSameMemoryAsTheOneSent) {
   EXPECT_EQ(sent.data()[100], std::byte{42});  // ...of the same pages
 }
 
-TEST_F(Executor, BuffersMadeByATaskArriveWithTheirContents) {
+TEST_F(SharedBufferInPools, BuffersMadeByATaskArriveWithTheirContents) {
   ferry::process_pool pool(options(1));
   auto f = pool.submit(test_tasks::make_buffers(), std::size_t{3}, std::size_t{10000});
   const std::vector<ferry::shared_buffer> got = get_within(f);
@@ -80,7 +80,7 @@ TEST_F(Executor, BuffersMadeByATaskArriveWithTheirContents) {
   for (std::size_t i = 0; i < got.size(); ++i) EXPECT_EQ(sum_of(got[i]), (i + 1) * 10000) << i;
 }
 
-TEST_F(Executor, AWorkerThatDiesHoldingABufferLeavesItsWritesAndTheCallersHandleIntact) {
+TEST_F(SharedBufferInPools, AWorkerThatDiesHoldingABufferLeavesItsWritesAndTheCallersHandleIntact) {
   ferry::process_pool pool(options(1));
   ferry::shared_buffer b(64 * 1024);
   auto f = pool.submit(test_tasks::fill_then_crash(), b);
@@ -92,7 +92,7 @@ TEST_F(Executor, AWorkerThatDiesHoldingABufferLeavesItsWritesAndTheCallersHandle
   EXPECT_EQ(sum_of(b), b.size());
 }
 
-TEST_F(Executor, NothingStaysMappedOrOpenAfterManyRoundTrips) {
+TEST_F(SharedBufferInPools, NothingStaysMappedOrOpenAfterManyRoundTrips) {
   ferry::process_pool pool(options(1));
   ferry_test::start_one_worker(pool);
   const std::size_t mapped = buffer_mappings();
@@ -118,7 +118,7 @@ TEST_F(Executor, NothingStaysMappedOrOpenAfterManyRoundTrips) {
   EXPECT_EQ(buffer_mappings(std::to_string(pids[0])), 0u);
 }
 
-TEST_F(Executor, ATaskPassingMoreBuffersThanAMessageCarriesIsRefusedAtSubmit) {
+TEST_F(SharedBufferInPools, ATaskPassingMoreBuffersThanAMessageCarriesIsRefusedAtSubmit) {
   ferry::process_pool pool(options(1));
   std::vector<ferry::shared_buffer> many;
   for (int i = 0; i < 65; ++i) many.emplace_back(16);
@@ -131,7 +131,7 @@ TEST_F(Executor, ATaskPassingMoreBuffersThanAMessageCarriesIsRefusedAtSubmit) {
   EXPECT_EQ(get_within(g), 64u);
 }
 
-TEST_F(Executor, AResultPassingMoreBuffersThanAMessageCarriesFailsItsFutureOnly) {
+TEST_F(SharedBufferInPools, AResultPassingMoreBuffersThanAMessageCarriesFailsItsFutureOnly) {
   ferry::process_pool pool(options(1));
   auto f = pool.submit(test_tasks::make_buffers(), std::size_t{65}, std::size_t{16});
   const ferry::serialization_error e = expect_error<ferry::serialization_error>([&] { get_within(f); });
@@ -142,7 +142,7 @@ TEST_F(Executor, AResultPassingMoreBuffersThanAMessageCarriesFailsItsFutureOnly)
 
 // docs/api/shared_buffer.md: a forked worker is a copy of the pool's process,
 // buffers included; spawned and plugin workers start with none.
-TEST_F(Executor, OnlyAForkedWorkerInheritsTheBuffersAliveWhenItStarted) {
+TEST_F(SharedBufferInPools, OnlyAForkedWorkerInheritsTheBuffersAliveWhenItStarted) {
   ferry::shared_buffer before(1 << 16);
   ferry::process_pool pool(options(1));
   const int pid = ferry_test::start_one_worker(pool);

@@ -28,9 +28,9 @@ using namespace std::chrono_literals;
 
 using ferry_test::method;
 using ferry_test::options;
-using Executor = ferry_test::ExecutorTest;
+using Shutdown = ferry_test::ExecutorTest;
 
-TEST_F(Executor, ShutdownCancellingPendingWork) {
+TEST_F(Shutdown, ShutdownCancellingPendingWork) {
   ferry::process_pool pool(options(1));
   // A ready worker first: the waits below time the tasks, not a worker's
   // start (hundreds of ms for a spawned test program under ASan).
@@ -48,7 +48,7 @@ TEST_F(Executor, ShutdownCancellingPendingWork) {
   EXPECT_THROW(pool.submit(test_tasks::add(), 1, 1), ferry::pool_shutdown_error);
 }
 
-TEST_F(Executor, ShutdownRunsPendingWork) {
+TEST_F(Shutdown, ShutdownRunsPendingWork) {
   ferry::process_pool pool(options(1));
   std::vector<ferry::future<int>> futures;
   for (int i = 0; i < 20; ++i) futures.push_back(pool.submit(test_tasks::add(), i, 1));
@@ -56,7 +56,7 @@ TEST_F(Executor, ShutdownRunsPendingWork) {
   for (int i = 0; i < 20; ++i) EXPECT_EQ(futures[i].get(), i + 1);
 }
 
-TEST_F(Executor, DestructorWithWorkInFlightJoins) {
+TEST_F(Shutdown, DestructorWithWorkInFlightJoins) {
   ferry::future<int> f;
   {
     ferry::process_pool pool(options(2));
@@ -67,7 +67,7 @@ TEST_F(Executor, DestructorWithWorkInFlightJoins) {
   EXPECT_GT(f.get(), 0);
 }
 
-TEST_F(Executor, ShutdownCanKillRunningTasks) {
+TEST_F(Shutdown, ShutdownCanKillRunningTasks) {
   ferry::process_pool pool(options(2));
   auto a = pool.submit(test_tasks::sleep_ms(), 20'000);
   auto b = pool.submit(test_tasks::sleep_ms(), 20'000);

@@ -23,7 +23,7 @@
 using namespace std::chrono_literals;
 using ferry_test::expect_error;
 using ferry_test::get_within;
-using Executor = ferry_test::ExecutorTest;
+using Spin = ferry_test::ExecutorTest;
 
 namespace {
 
@@ -53,7 +53,7 @@ std::chrono::milliseconds this_process_cpu() { return cpu_time("self/stat"); }
 
 }  // namespace
 
-TEST_F(Executor, ASpinningPoolGivesTheSameResultsAndFailures) {
+TEST_F(Spin, ASpinningPoolGivesTheSameResultsAndFailures) {
   ferry::process_pool pool(spinning(2, 200us));
   for (int i = 0; i < 200; ++i) {
     auto f = pool.submit(test_tasks::add(), i, 1);
@@ -73,7 +73,7 @@ TEST_F(Executor, ASpinningPoolGivesTheSameResultsAndFailures) {
 
 // Spinning is bounded by what was asked, per wait, and stops once the waits
 // grow longer: an idle pool burns nothing.
-TEST_F(Executor, AnIdleSpinningPoolSleepsInItsWorkersAndItsManager) {
+TEST_F(Spin, AnIdleSpinningPoolSleepsInItsWorkersAndItsManager) {
   ferry::process_pool pool(spinning(1, 20ms));
   for (int i = 0; i < 20; ++i) {
     auto f = pool.submit(test_tasks::add(), i, 1);

@@ -29,9 +29,9 @@
 using ferry_test::method;
 using ferry_test::expect_error;
 using ferry_test::options;
-using Executor = ferry_test::ExecutorTest;
+using Submit = ferry_test::ExecutorTest;
 
-TEST_F(Executor, SubmitsEveryShippableKind) {
+TEST_F(Submit, SubmitsEveryShippableKind) {
   ferry::process_pool pool(options());
   EXPECT_EQ(pool.submit(test_tasks::add(), 2, 3).get(), 5);
   EXPECT_EQ(pool.submit(test_tasks::scale(7), 6).get(), 42);
@@ -45,7 +45,7 @@ TEST_F(Executor, SubmitsEveryShippableKind) {
 // A function pointer is named by its target's module, wherever it was
 // wrapped: this program wraps a pointer into the tasks' library, and even a
 // plugin worker, which cannot load this program, runs it.
-TEST_F(Executor, LibraryFunctionWrappedByTheProgramRunsUnderEveryStartMethod) {
+TEST_F(Submit, LibraryFunctionWrappedByTheProgramRunsUnderEveryStartMethod) {
   ferry::process_pool pool(options(1));
   const ferry::function<int(int)> f = &test_tasks::triple;
   EXPECT_EQ(pool.submit(f, 5).get(), 15);
@@ -56,7 +56,7 @@ TEST_F(Executor, LibraryFunctionWrappedByTheProgramRunsUnderEveryStartMethod) {
 // function of a header) names every module that registers it, so a plugin
 // worker, which cannot load this program, runs this program's copy from the
 // library's.
-TEST_F(Executor, HeaderDefinedClosureWrappedByTheProgramRunsUnderEveryStartMethod) {
+TEST_F(Submit, HeaderDefinedClosureWrappedByTheProgramRunsUnderEveryStartMethod) {
   ferry::process_pool pool(options(1));
   EXPECT_EQ(pool.submit(test_tasks::header_closure(3), 5).get(), 16);
   EXPECT_EQ(pool.submit(test_tasks::header_closure_from_library(4), 5).get(), 21);
@@ -65,7 +65,7 @@ TEST_F(Executor, HeaderDefinedClosureWrappedByTheProgramRunsUnderEveryStartMetho
 // A worker that does not know the signature (ferry-worker) calls a function
 // pointer through a module that wraps pointers of that signature; where none
 // does, the task fails saying what to do.
-TEST_F(Executor, PointerOfASignatureNoLoadedModuleCallsFailsSayingWhatToDo) {
+TEST_F(Submit, PointerOfASignatureNoLoadedModuleCallsFailsSayingWhatToDo) {
   ferry::process_pool pool(options(1));
   auto f = pool.submit(&test_tasks::halve, 3.0);
   if (method() != ferry::start_method::plugin) {
@@ -78,7 +78,7 @@ TEST_F(Executor, PointerOfASignatureNoLoadedModuleCallsFailsSayingWhatToDo) {
   EXPECT_NE(e.message().find("wrap the call in a capture-less lambda"), std::string::npos) << e.message();
 }
 
-TEST_F(Executor, MainExecutableCodeUnderPlugin) {
+TEST_F(Submit, MainExecutableCodeUnderPlugin) {
   ferry::process_pool pool(options(1));
   auto f = pool.submit([](int x) { return x + 1; }, 1);  // code in this executable
   if (method() == ferry::start_method::plugin) {
@@ -89,7 +89,7 @@ TEST_F(Executor, MainExecutableCodeUnderPlugin) {
   }
 }
 
-TEST_F(Executor, TenThousandTasksFromEightThreads) {
+TEST_F(Submit, TenThousandTasksFromEightThreads) {
   ferry::process_pool pool(options());
   std::atomic<int> correct{0};
   std::vector<std::thread> threads;
@@ -104,7 +104,7 @@ TEST_F(Executor, TenThousandTasksFromEightThreads) {
   EXPECT_EQ(correct.load(), 10000);
 }
 
-TEST_F(Executor, LargeArgumentsAndResultsUseSharedMemory) {
+TEST_F(Submit, LargeArgumentsAndResultsUseSharedMemory) {
   ferry::process_pool pool(options(1));
   std::string big(3u << 20, 'x');
   big[12345] = 'y';
@@ -112,7 +112,7 @@ TEST_F(Executor, LargeArgumentsAndResultsUseSharedMemory) {
   EXPECT_EQ(pool.submit(test_tasks::length(), big).get(), big.size());
 }
 
-TEST_F(Executor, OversizedMessageFailsItsTask) {
+TEST_F(Submit, OversizedMessageFailsItsTask) {
   ferry::pool_options o = options(1);
   o.max_message_size = 1u << 20;
   ferry::process_pool pool(o);
@@ -128,7 +128,7 @@ TEST_F(Executor, OversizedMessageFailsItsTask) {
   EXPECT_EQ(pool.submit(test_tasks::add(), 2, 2).get(), 4);
 }
 
-TEST_F(Executor, UnserializableArgumentFailsItsOwnFuture) {
+TEST_F(Submit, UnserializableArgumentFailsItsOwnFuture) {
   ferry::process_pool pool(options(1));
   // A function pointer with C linkage cannot be named in bytes.
   int (*c_abs)(int) = &::abs;
@@ -142,7 +142,7 @@ TEST_F(Executor, UnserializableArgumentFailsItsOwnFuture) {
   EXPECT_EQ(f.get(), 3);
 }
 
-TEST_F(Executor, SerializationErrorsNameTheirPhase) {
+TEST_F(Submit, SerializationErrorsNameTheirPhase) {
   ferry::process_pool pool(options(1));
   using phase = ferry::serialization_error::phase;
   const int worker = pool.submit(test_tasks::pid()).get();
@@ -162,7 +162,7 @@ TEST_F(Executor, SerializationErrorsNameTheirPhase) {
   EXPECT_TRUE(pool.submit(test_tasks::pass_fragile(), fine).get().fail_when == 0);
 }
 
-TEST_F(Executor, NestedPoolIsRefused) {
+TEST_F(Submit, NestedPoolIsRefused) {
   ferry::process_pool pool(options(1));
   auto e = expect_error<ferry::task_error>([&] { pool.submit(test_tasks::nested_pool()).get(); });
   EXPECT_NE(std::string(e.what()).find("nested pools are not supported"), std::string::npos) << e.what();

@@ -30,9 +30,9 @@ using ferry_test::children;
 using ferry_test::method;
 using ferry_test::expect_error;
 using ferry_test::options;
-using Executor = ferry_test::ExecutorTest;
+using Workers = ferry_test::ExecutorTest;
 
-TEST_F(Executor, TaskTimeoutKillsAndReplacesTheWorker) {
+TEST_F(Workers, TaskTimeoutKillsAndReplacesTheWorker) {
   ferry::pool_options o = options(1);
   o.task_timeout = 300ms;
   ferry::process_pool pool(o);
@@ -42,7 +42,7 @@ TEST_F(Executor, TaskTimeoutKillsAndReplacesTheWorker) {
   EXPECT_NE(first, second);
 }
 
-TEST_F(Executor, IdleWorkersExitAndThePoolRegrows) {
+TEST_F(Workers, IdleWorkersExitAndThePoolRegrows) {
   ferry::pool_options o = options(2);
   o.idle_timeout = 200ms;
   ferry::process_pool pool(o);
@@ -55,7 +55,7 @@ TEST_F(Executor, IdleWorkersExitAndThePoolRegrows) {
   EXPECT_EQ(pool.submit(test_tasks::add(), 2, 2).get(), 4);
 }
 
-TEST_F(Executor, MaxTasksPerWorkerRecycles) {
+TEST_F(Workers, MaxTasksPerWorkerRecycles) {
   ferry::pool_options o = options(1);
   o.max_tasks_per_worker = 2;
   ferry::process_pool pool(o);
@@ -67,7 +67,7 @@ TEST_F(Executor, MaxTasksPerWorkerRecycles) {
   EXPECT_EQ(std::set<int>(pids.begin(), pids.end()).size(), 3u);
 }
 
-TEST_F(Executor, InitializerAndEnvironmentAreSeenByTasks) {
+TEST_F(Workers, InitializerAndEnvironmentAreSeenByTasks) {
   ferry::pool_options o = options(1);
   o.initializer = test_tasks::initializer();
   o.env["FERRY_TEST_VALUE"] = "from the pool";
@@ -78,7 +78,7 @@ TEST_F(Executor, InitializerAndEnvironmentAreSeenByTasks) {
 
 // What an MPI node agent needs: its workers must not see the launcher's
 // variables (a child that inherits OMPI_* and calls MPI_Init fails).
-TEST_F(Executor, UnsetEnvironmentVariablesAreNotInheritedByWorkers) {
+TEST_F(Workers, UnsetEnvironmentVariablesAreNotInheritedByWorkers) {
   ::setenv("FERRY_TEST_LAUNCHER_RANK", "3", 1);
   ::setenv("FERRY_TEST_LAUNCHER_SIZE", "4", 1);
   ::setenv("FERRY_TEST_EXACT", "gone", 1);
@@ -99,7 +99,7 @@ TEST_F(Executor, UnsetEnvironmentVariablesAreNotInheritedByWorkers) {
     ::unsetenv(name);
 }
 
-TEST_F(Executor, FailingInitializerIsAStartError) {
+TEST_F(Workers, FailingInitializerIsAStartError) {
   ferry::pool_options o = options(1);
   o.initializer = test_tasks::failing_initializer();
   ferry::process_pool pool(o);
@@ -107,7 +107,7 @@ TEST_F(Executor, FailingInitializerIsAStartError) {
   EXPECT_NE(std::string(e.what()).find("initializer failed: no database"), std::string::npos) << e.what();
 }
 
-TEST_F(Executor, MemoryLimitRetiresTheWorkerAfterItsTask) {
+TEST_F(Workers, MemoryLimitRetiresTheWorkerAfterItsTask) {
   SKIP_UNDER_SANITIZER();
   ferry::pool_options o = options(1);
   o.max_worker_memory = std::size_t{150} << 20;
@@ -120,7 +120,7 @@ TEST_F(Executor, MemoryLimitRetiresTheWorkerAfterItsTask) {
   EXPECT_NE(pids[3], first);  // over 150 MiB after the third at the latest: replaced
 }
 
-TEST_F(Executor, TaskAloneOverTheMemoryLimitIsStopped) {
+TEST_F(Workers, TaskAloneOverTheMemoryLimitIsStopped) {
   SKIP_UNDER_SANITIZER();
   ferry::pool_options o = options(1);
   o.max_worker_memory = std::size_t{100} << 20;
@@ -131,7 +131,7 @@ TEST_F(Executor, TaskAloneOverTheMemoryLimitIsStopped) {
   EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
 }
 
-TEST_F(Executor, NoTaskIsSentToAWorkerThatIsRetiring) {
+TEST_F(Workers, NoTaskIsSentToAWorkerThatIsRetiring) {
   ferry::pool_options o = options(2);
   o.idle_timeout = 1ms;
   o.max_tasks_per_worker = 1;
@@ -144,7 +144,7 @@ TEST_F(Executor, NoTaskIsSentToAWorkerThatIsRetiring) {
   for (int i = 0; i < 60; ++i) EXPECT_EQ(futures[i].get(), i);
 }
 
-TEST_F(Executor, TasksKeepTheirOwnChildren) {
+TEST_F(Workers, TasksKeepTheirOwnChildren) {
   ferry::process_pool pool(options(1));
   EXPECT_EQ(pool.submit(test_tasks::child_exit_status(), 7).get(), 7);
 }
