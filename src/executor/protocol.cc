@@ -110,13 +110,20 @@ task_head read_task(input_archive& ar) {
 void write_exception(output_archive& ar, const exception_record& record) {
   ar(static_cast<std::uint8_t>(record.kind), record.type_name, record.what);
   if (record.kind == exception_kind::serialization) ar(static_cast<std::uint8_t>(record.phase));
+  if (record.kind != exception_kind::worker_died) return;
+  ar(record.pid, static_cast<std::uint8_t>(record.crash ? 1 : 0));
+  if (!record.crash) return;
+  const crash_report& crash = *record.crash;
+  ar(static_cast<std::int32_t>(crash.signal), static_cast<std::uint64_t>(crash.fault_address),
+     static_cast<std::uint32_t>(crash.frames.size()));
+  for (const crash_frame& f : crash.frames) ar(static_cast<std::uint64_t>(f.address), f.module, f.offset, f.function);
 }
 
 exception_record read_exception(input_archive& ar) {
   exception_record r;
   std::uint8_t kind;
   ar(kind, r.type_name, r.what);
-  if (kind > static_cast<std::uint8_t>(exception_kind::serialization))
+  if (kind > static_cast<std::uint8_t>(exception_kind::ferry_error))
     throw error("ferry: a result names an unknown exception kind " + std::to_string(kind));
   r.kind = static_cast<exception_kind>(kind);
   if (r.kind == exception_kind::serialization) {
@@ -125,6 +132,24 @@ exception_record read_exception(input_archive& ar) {
     if (phase > static_cast<std::uint8_t>(serialization_error::phase::loading_result))
       throw error("ferry: a result names an unknown serialization phase");
     r.phase = static_cast<serialization_error::phase>(phase);
+  }
+  if (r.kind != exception_kind::worker_died) return r;
+  std::uint8_t has_crash = 0;
+  ar(r.pid, has_crash);
+  if (has_crash == 0) return r;
+  crash_report& crash = r.crash.emplace();
+  std::int32_t signal = 0;
+  std::uint64_t address = 0;
+  std::uint32_t frames = 0;
+  ar(signal, address, frames);
+  crash.signal = signal;
+  crash.fault_address = static_cast<std::uintptr_t>(address);
+  for (std::uint32_t i = 0; i < frames; ++i) {  // each read is bounds-checked: no allocation up front
+    crash_frame f;
+    std::uint64_t frame_address = 0;
+    ar(frame_address, f.module, f.offset, f.function);
+    f.address = static_cast<std::uintptr_t>(frame_address);
+    crash.frames.push_back(std::move(f));
   }
   return r;
 }

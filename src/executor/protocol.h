@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -194,7 +195,12 @@ task_head read_task(input_archive& ar);
 
 // --- exception records ------------------------------------------------------
 // u8 exception_kind, the type name and what() as strings; for kind
-// serialization, then u8 serialization_error::phase.
+// serialization, then u8 serialization_error::phase; for kind worker_died,
+// then i32 pid and u8 whether a crash report follows, and if so i32
+// signal, u64 fault address, u32 frames and each frame's u64 address,
+// module, u64 offset and function. The one codec of an exception crossing
+// between processes: what a task threw (a worker's result), and the error
+// that failed a task as a whole on an MPI agent (mpi_messages.h, failure).
 
 enum class exception_kind : std::uint8_t {
   other = 0,  // rethrown as ferry::task_error
@@ -209,6 +215,14 @@ enum class exception_kind : std::uint8_t {
   underflow_error,
   bad_alloc,
   serialization,  // ferry::serialization_error
+  // A pool's own errors, the whole failure of a task (never what a task
+  // threw: a task's ferry::error travels as other, a task_error).
+  worker_died,    // ferry::worker_died_error: `what` is its cause
+  task_timeout,   // ferry::task_timeout_error
+  worker_start,   // ferry::worker_start_error
+  pool_shutdown,  // ferry::pool_shutdown_error
+  not_shippable,  // ferry::not_shippable_error
+  ferry_error,    // any other ferry::error, rethrown as ferry::error
 };
 
 struct exception_record {
@@ -216,12 +230,14 @@ struct exception_record {
   std::string type_name;
   std::string what;
   serialization_error::phase phase = serialization_error::phase::saving_task;  // serialization only
+  std::int32_t pid = 0;                 // worker_died only
+  std::optional<crash_report> crash{};  // worker_died only
 };
 
-void write_exception(output_archive& ar, const exception_record& record);
+FERRY_INTERNAL_EXPORT void write_exception(output_archive& ar, const exception_record& record);
 // Throws ferry::format_error for a truncated record, ferry::error for an
 // unknown kind or phase.
-exception_record read_exception(input_archive& ar);
+FERRY_INTERNAL_EXPORT exception_record read_exception(input_archive& ar);
 
 // --- result -----------------------------------------------------------------
 // u8 whole: 0, then u32 count and `count` items, each a u64 length and that

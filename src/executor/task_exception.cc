@@ -99,23 +99,71 @@ std::exception_ptr current_as_serialization_error(serialization_error::phase whe
   return std::make_exception_ptr(serialization_error(where, std::move(type), std::move(what)));
 }
 
-void rethrow(const protocol::exception_record& r) {
-  const std::string& what = r.what;
+void rethrow(const protocol::exception_record& r) { std::rethrow_exception(exception_of(r)); }
+
+protocol::exception_record record_of(const std::exception_ptr& error) {
+  protocol::exception_record r;
+  try {
+    std::rethrow_exception(error);
+  } catch (const worker_died_error& e) {
+    r.kind = exception_kind::worker_died;
+    r.what = e.cause();
+    r.pid = e.pid();
+    r.crash = e.crash();
+  } catch (const task_timeout_error& e) {
+    r.kind = exception_kind::task_timeout;
+    r.what = e.what();
+  } catch (const worker_start_error& e) {
+    r.kind = exception_kind::worker_start;
+    r.what = e.what();
+  } catch (const pool_shutdown_error& e) {
+    r.kind = exception_kind::pool_shutdown;
+    r.what = e.what();
+  } catch (const serialization_error& e) {
+    r.kind = exception_kind::serialization;
+    r.phase = e.where();
+    r.type_name = e.type_name();
+    r.what = e.message();
+  } catch (const not_shippable_error& e) {
+    r.kind = exception_kind::not_shippable;
+    r.what = e.what();
+  } catch (const task_error& e) {
+    r.kind = exception_kind::other;
+    r.type_name = e.type_name();
+    r.what = e.message();
+  } catch (const ferry::error& e) {
+    r.kind = exception_kind::ferry_error;
+    r.what = e.what();
+  } catch (...) {
+    r = current_exception_record();
+  }
+  return r;
+}
+
+std::exception_ptr exception_of(const protocol::exception_record& r, std::string_view where) {
+  const std::string what = r.what + std::string(where);
   switch (r.kind) {
-    case exception_kind::runtime_error: throw std::runtime_error(what);
-    case exception_kind::logic_error: throw std::logic_error(what);
-    case exception_kind::invalid_argument: throw std::invalid_argument(what);
-    case exception_kind::out_of_range: throw std::out_of_range(what);
-    case exception_kind::domain_error: throw std::domain_error(what);
-    case exception_kind::length_error: throw std::length_error(what);
-    case exception_kind::range_error: throw std::range_error(what);
-    case exception_kind::overflow_error: throw std::overflow_error(what);
-    case exception_kind::underflow_error: throw std::underflow_error(what);
-    case exception_kind::bad_alloc: throw std::bad_alloc();
-    case exception_kind::serialization: throw serialization_error(r.phase, r.type_name, what);
+    case exception_kind::runtime_error: return std::make_exception_ptr(std::runtime_error(what));
+    case exception_kind::logic_error: return std::make_exception_ptr(std::logic_error(what));
+    case exception_kind::invalid_argument: return std::make_exception_ptr(std::invalid_argument(what));
+    case exception_kind::out_of_range: return std::make_exception_ptr(std::out_of_range(what));
+    case exception_kind::domain_error: return std::make_exception_ptr(std::domain_error(what));
+    case exception_kind::length_error: return std::make_exception_ptr(std::length_error(what));
+    case exception_kind::range_error: return std::make_exception_ptr(std::range_error(what));
+    case exception_kind::overflow_error: return std::make_exception_ptr(std::overflow_error(what));
+    case exception_kind::underflow_error: return std::make_exception_ptr(std::underflow_error(what));
+    case exception_kind::bad_alloc: return std::make_exception_ptr(std::bad_alloc());
+    case exception_kind::serialization:
+      return std::make_exception_ptr(serialization_error(r.phase, r.type_name, what));
+    case exception_kind::worker_died: return std::make_exception_ptr(worker_died_error(r.pid, what, r.crash));
+    case exception_kind::task_timeout: return std::make_exception_ptr(task_timeout_error(what));
+    case exception_kind::worker_start: return std::make_exception_ptr(worker_start_error(what));
+    case exception_kind::pool_shutdown: return std::make_exception_ptr(pool_shutdown_error(what));
+    case exception_kind::not_shippable: return std::make_exception_ptr(not_shippable_error(what));
+    case exception_kind::ferry_error: return std::make_exception_ptr(error(what));
     case exception_kind::other: break;
   }
-  throw task_error(r.type_name, what);
+  return std::make_exception_ptr(task_error(r.type_name, what));
 }
 
 }  // namespace ferry::detail

@@ -6,10 +6,12 @@
 
 #include <exception>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "executor/errors.h"
 #include "executor/protocol.h"
+#include "internal/export.h"
 
 namespace ferry::detail {
 
@@ -22,6 +24,15 @@ protocol::exception_record current_exception_record(serialization_error::phase w
 
 // Throws the exception a record describes.
 [[noreturn]] void rethrow(const protocol::exception_record& record);
+
+// An error that failed a task as a whole (the pool's own: a worker's
+// death with its crash report, a timeout, a start failure, ...; or any
+// other exception) as a record, to cross to another process; and the
+// error a record describes, `where` (" (on host H)") appended to its
+// message. exception_of(record_of(e)) has e's type and message.
+FERRY_INTERNAL_EXPORT protocol::exception_record record_of(const std::exception_ptr& error);
+FERRY_INTERNAL_EXPORT std::exception_ptr exception_of(const protocol::exception_record& record,
+                                                      std::string_view where = {});
 
 // The demangled type and the what() of the exception being handled; the
 // what() of nested exceptions (std::throw_with_nested) is appended.

@@ -13,22 +13,14 @@
 #include <cereal/types/vector.hpp>
 
 #include "executor/errors.h"
+#include "executor/protocol.h"
+#include "executor/task_exception.h"
 #include "mpi/agent_config_fields.h"
 #include "serialize/archive.h"
 #include "serialize/error.h"
 
 namespace ferry::detail::mpi {
 namespace {
-
-enum class failure_kind : std::uint8_t {
-  other = 0,
-  worker_died,
-  task_timeout,
-  worker_start,
-  pool_shutdown,
-  serialization,
-  not_shippable,
-};
 
 // How each type of a sent field travels; take() is put()'s inverse and
 // refuses, with ferry::format_error, what put() never writes.
@@ -134,94 +126,17 @@ hello decode_hello(std::string_view body) {
 }
 
 std::string encode_failure(std::exception_ptr error) {
-  failure_kind kind = failure_kind::other;
-  std::string what, type_name, message;
-  std::int32_t pid = 0;
-  std::uint8_t phase = 0;
-  std::optional<crash_report> crash;
-  try {
-    std::rethrow_exception(error);
-  } catch (const worker_died_error& e) {
-    kind = failure_kind::worker_died;
-    pid = e.pid();
-    what = e.cause();
-    crash = e.crash();
-  } catch (const task_timeout_error& e) {
-    kind = failure_kind::task_timeout;
-    what = e.what();
-  } catch (const worker_start_error& e) {
-    kind = failure_kind::worker_start;
-    what = e.what();
-  } catch (const pool_shutdown_error& e) {
-    kind = failure_kind::pool_shutdown;
-    what = e.what();
-  } catch (const serialization_error& e) {
-    kind = failure_kind::serialization;
-    phase = static_cast<std::uint8_t>(e.where());
-    type_name = e.type_name();
-    message = e.message();
-  } catch (const not_shippable_error& e) {
-    kind = failure_kind::not_shippable;
-    what = e.what();
-  } catch (const std::exception& e) {
-    what = e.what();
-  } catch (...) {
-    what = "an exception of unknown type";
-  }
   std::string out;
   output_archive ar(out);
-  ar(static_cast<std::uint8_t>(kind), what, pid, phase, type_name, message);
-  // A worker's crash report, if any: its signal, address and frames.
-  ar(static_cast<std::uint8_t>(crash ? 1 : 0));
-  if (crash) {
-    ar(static_cast<std::int32_t>(crash->signal), static_cast<std::uint64_t>(crash->fault_address),
-       static_cast<std::uint32_t>(crash->frames.size()));
-    for (const crash_frame& f : crash->frames)
-      ar(static_cast<std::uint64_t>(f.address), f.module, f.offset, f.function);
-  }
+  protocol::write_exception(ar, record_of(error));
   return out;
 }
 
 std::exception_ptr decode_failure(std::string_view body, const std::string& where) {
-  std::uint8_t kind;
-  std::string what, type_name, message;
-  std::int32_t pid;
-  std::uint8_t phase;
   input_archive ar(body);
-  ar(kind, what, pid, phase, type_name, message);
-  std::uint8_t has_crash = 0;
-  ar(has_crash);
-  std::optional<crash_report> crash;
-  if (has_crash != 0) {
-    crash.emplace();
-    std::int32_t signal = 0;
-    std::uint64_t address = 0;
-    std::uint32_t frames = 0;
-    ar(signal, address, frames);
-    crash->signal = signal;
-    crash->fault_address = static_cast<std::uintptr_t>(address);
-    for (std::uint32_t i = 0; i < frames; ++i) {  // each read is bounds-checked: no allocation up front
-      crash_frame f;
-      std::uint64_t frame_address = 0;
-      ar(frame_address, f.module, f.offset, f.function);
-      f.address = static_cast<std::uintptr_t>(frame_address);
-      crash->frames.push_back(std::move(f));
-    }
-  }
-  const std::string at = " (" + where + ")";
-  switch (static_cast<failure_kind>(kind)) {
-    case failure_kind::worker_died:
-      return std::make_exception_ptr(worker_died_error(pid, what + at, std::move(crash)));
-    case failure_kind::task_timeout: return std::make_exception_ptr(task_timeout_error(what + at));
-    case failure_kind::worker_start: return std::make_exception_ptr(worker_start_error(what + at));
-    case failure_kind::pool_shutdown: return std::make_exception_ptr(pool_shutdown_error(what + at));
-    case failure_kind::serialization:
-      return std::make_exception_ptr(serialization_error(
-          static_cast<serialization_error::phase>(phase), type_name, message + at));
-    case failure_kind::not_shippable: return std::make_exception_ptr(not_shippable_error(what + at));
-    case failure_kind::other: break;
-  }
-  return std::make_exception_ptr(error(what + at));
+  const protocol::exception_record record = protocol::read_exception(ar);
+  if (ar.remaining() != 0) throw_trailing_bytes(ar.offset(), ar.remaining());
+  return exception_of(record, " (" + where + ")");
 }
 
 void append_to_batch(std::string& batch, std::uint64_t id, std::uint8_t kind, std::string_view body) {

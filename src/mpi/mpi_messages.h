@@ -44,8 +44,10 @@ std::string encode_hello(const hello& h);
 hello decode_hello(std::string_view body);
 
 // failure: a task failed as a whole on an agent (its worker died, ran out of
-// time, could not start ...). Encodes the exception `error`; decoding
-// rebuilds it with the same type, its message naming `where`.
+// time, could not start ...): the exception `error` as protocol.h's
+// exception record, the one codec of errors crossing processes; decoding
+// rebuilds it with the same type, its message naming `where`. Throws
+// ferry::format_error (or ferry::error for an unknown kind) on bad bytes.
 std::string encode_failure(std::exception_ptr error);
 std::exception_ptr decode_failure(std::string_view body, const std::string& where);
 

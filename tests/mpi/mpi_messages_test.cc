@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "executor/errors.h"
 #include "mpi/agent_config_fields.h"
 #include "serialize/error.h"
 
@@ -159,6 +160,60 @@ TEST(MpiMessages, AWorkerEventCutShortOrOfAnUnknownKindIsRefused) {
     EXPECT_THROW(decode_worker_events(std::string_view(batch).substr(0, n)), format_error) << n << " bytes";
   batch[0] = 9;
   EXPECT_THROW(decode_worker_events(batch), format_error);
+}
+
+// A failure crosses as protocol.h's exception record: each error keeps
+// its type and fields, its message gaining where it happened.
+template <class E>
+E failure_round_trip(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(decode_failure(encode_failure(error), "on host h, MPI rank 1"));
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find("(on host h, MPI rank 1)"), std::string::npos) << e.what();
+    return e;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "came back as another type: " << e.what();
+  }
+  throw std::logic_error("no exception");
+}
+
+TEST(MpiMessages, AFailureKeepsItsTypeAndFieldsAndNamesWhereItHappened) {
+  crash_report crash;
+  crash.signal = 11;
+  crash.fault_address = 0x10;
+  crash.frames = {{0x401000, "/lib/libtasks.so", 0x1000, "crash+0x10"}, {0x402000, "", 0x2000, ""}};
+  const auto died = failure_round_trip<worker_died_error>(
+      std::make_exception_ptr(worker_died_error(42, "was killed by signal 11 (SIGSEGV)", crash)));
+  EXPECT_EQ(died.pid(), 42);
+  ASSERT_TRUE(died.crash().has_value());
+  EXPECT_EQ(died.crash()->signal, 11);
+  EXPECT_EQ(died.crash()->fault_address, 0x10u);
+  ASSERT_EQ(died.crash()->frames.size(), 2u);
+  EXPECT_EQ(died.crash()->frames[0].function, "crash+0x10");
+  EXPECT_EQ(died.crash()->frames[1].offset, 0x2000u);
+  EXPECT_FALSE(failure_round_trip<worker_died_error>(std::make_exception_ptr(worker_died_error(7, "exited with 3")))
+                   .crash()
+                   .has_value());
+  failure_round_trip<task_timeout_error>(std::make_exception_ptr(task_timeout_error("past its timeout of 300 ms")));
+  failure_round_trip<worker_start_error>(std::make_exception_ptr(worker_start_error("no database")));
+  failure_round_trip<pool_shutdown_error>(std::make_exception_ptr(pool_shutdown_error("shut down")));
+  failure_round_trip<not_shippable_error>(std::make_exception_ptr(not_shippable_error("main program")));
+  const auto s = failure_round_trip<serialization_error>(std::make_exception_ptr(
+      serialization_error(serialization_error::phase::loading_task, "ferry::format_error", "bad bytes")));
+  EXPECT_EQ(s.where(), serialization_error::phase::loading_task);
+  EXPECT_EQ(s.type_name(), "ferry::format_error");
+  const auto t = failure_round_trip<task_error>(std::make_exception_ptr(task_error("my::error", "boom")));
+  EXPECT_EQ(t.type_name(), "my::error");
+  failure_round_trip<std::runtime_error>(std::make_exception_ptr(std::runtime_error("plain")));
+  const auto other = failure_round_trip<ferry::error>(std::make_exception_ptr(wait_timeout_error("late")));
+  EXPECT_NE(std::string(other.what()).find("late"), std::string::npos);
+}
+
+TEST(MpiMessages, AFailureCutShortOrWithBytesLeftIsRefused) {
+  const std::string bytes = encode_failure(std::make_exception_ptr(worker_died_error(1, "gone", crash_report{6, 0, {}})));
+  for (std::size_t n = 0; n < bytes.size(); ++n)
+    EXPECT_THROW(decode_failure(std::string_view(bytes).substr(0, n), "h"), ferry::error) << n << " bytes";
+  EXPECT_THROW(decode_failure(bytes + "x", "h"), format_error);
 }
 
 }  // namespace
