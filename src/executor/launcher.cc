@@ -18,6 +18,7 @@
 #include "executor/process_linux.h"
 #include "executor/protocol.h"
 #include "executor/worker_loop.h"
+#include "internal/unique_fd.h"
 
 extern char** environ;
 
@@ -108,77 +109,70 @@ launch_error::launch_error(const std::string& message, bool lasting)
     : worker_start_error(message), lasting_(lasting) {}
 launch_error::~launch_error() = default;
 
+namespace {
+
+// A socket pair or pipe, close-on-exec, each end owned; throws launch_error.
+fd_pair socket_pair() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) fail("socketpair");
+  return {unique_fd(fds[0]), unique_fd(fds[1])};
+}
+fd_pair pipe_pair() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) fail("pipe2");
+  return {unique_fd(fds[0]), unique_fd(fds[1])};
+}
+
+}  // namespace
+
 launched_worker launch_worker(start_method method, const std::string& program,
                               const std::vector<std::string>& unset_env,
                               const std::vector<int>& close_in_child, bool capture_output) {
-  int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) fail("socketpair");
-  int crash[2];
-  if (::pipe2(crash, O_CLOEXEC) != 0) {
-    const int e = errno;
-    ::close(sv[0]);
-    ::close(sv[1]);
-    errno = e;
-    fail("pipe2");
+  // first: the pool's end; second: the worker's. Whatever throws below
+  // closes them all.
+  fd_pair socket = socket_pair(), crash = pipe_pair(), out, err;
+  if (capture_output) {
+    out = pipe_pair();
+    err = pipe_pair();
   }
-  int out[2] = {-1, -1}, err[2] = {-1, -1};
-  if (capture_output && (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)) {
-    const int e = errno;
-    for (int fd : {sv[0], sv[1], crash[0], crash[1], out[0], out[1]})
-      if (fd >= 0) ::close(fd);
-    errno = e;
-    fail("pipe2");
-  }
-  auto close_all = [&] {
-    const int e = errno;
-    for (int fd : {sv[0], sv[1], crash[0], crash[1], out[0], out[1], err[0], err[1]})
-      if (fd >= 0) ::close(fd);
-    errno = e;
-  };
   pid_t pid = 0;
   if (method == start_method::fork) {
     // Unwritten stdio output would otherwise be written twice: once by this
     // process, once by the child when it exits.
     std::fflush(nullptr);
     pid = ::fork();
-    if (pid < 0) {
-      close_all();
-      fail("fork");
-    }
+    if (pid < 0) fail("fork");
     if (pid == 0) {
       if (capture_output) {
-        ::dup2(out[1], STDOUT_FILENO);
-        ::dup2(err[1], STDERR_FILENO);
-        for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
+        ::dup2(out.second.get(), STDOUT_FILENO);
+        ::dup2(err.second.get(), STDERR_FILENO);
+        for (fd_pair* p : {&out, &err}) {
+          p->first.reset();
+          p->second.reset();
+        }
       }
-      ::close(sv[0]);
-      ::close(crash[0]);
+      socket.first.reset();
+      crash.first.reset();
       for (int fd : close_in_child) ::close(fd);
       unset_variables(unset_env);
-      serve(sv[1], crash[1]);
+      serve(socket.second.get(), crash.second.get());
     }
   } else {
-    try {
-      pid = spawn_program(program, sv[1], crash[1], out[1], err[1], unset_env);
-    } catch (...) {
-      close_all();
-      throw;
-    }
+    pid = spawn_program(program, socket.second.get(), crash.second.get(), out.second.get(), err.second.get(),
+                        unset_env);
   }
-  for (int fd : {sv[1], crash[1], out[1], err[1]})
-    if (fd >= 0) ::close(fd);
-  const int pidfd = open_exit_fd(pid, crash[0]);
-  if (pidfd < 0) {
+  for (fd_pair* p : {&socket, &crash, &out, &err}) p->second.reset();  // the worker's now
+  unique_fd pidfd(open_exit_fd(pid, crash.first.get()));
+  if (!pidfd) {
     const int e = errno;
     ::kill(pid, SIGKILL);
-    for (int fd : {sv[0], crash[0], out[0], err[0]})
-      if (fd >= 0) ::close(fd);
     errno = e;
     fail("pidfd_open");  // or, without it, dup of the crash pipe
   }
-  for (int fd : {sv[0], crash[0], out[0], err[0]})
-    if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  return {pid, sv[0], pidfd, crash[0], out[0], err[0]};
+  for (fd_pair* p : {&socket, &crash, &out, &err})
+    if (p->first) ::fcntl(p->first.get(), F_SETFL, ::fcntl(p->first.get(), F_GETFL) | O_NONBLOCK);
+  return {pid, socket.first.release(), pidfd.release(), crash.first.release(), out.first.release(),
+          err.first.release()};
 }
 
 std::string default_worker_program() {
