@@ -107,24 +107,16 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attac
                                                  std::uint32_t items, std::string_view name,
                                                  std::uint64_t origin_id) {
   auto state = make_future_state();
-  std::uint64_t id;
-  bool first;  // of the tasks a worker could start for
-  {
-    mutex_lock lock(intake_.mu);
-    id = intake_.admit();
-    first = intake_.pending.size() < max_workers_;
-    // Told before the manager can see the task, so that no started event
-    // comes first (an observer must not call the pool, so the lock is safe).
-    tell_task(observer(), task_event::kind::submitted, {.id = id, .items = items, .name = name});
-    intake_.pending.push_back(
-        {id, std::move(body), std::move(attachments), state, false, timeout, items, std::string(name), origin_id});
-  }
+  const std::size_t before = intake_.submit(observer(), items, name, [&](std::uint64_t id) {
+    return pool_task{id, std::move(body), std::move(attachments), state, false, timeout, items, std::string(name),
+                     origin_id};
+  }).second;
   // A queue already longer than the pool has had its wake-ups: the manager
   // takes everything queued when it dispatches (starting a worker for each
   // task up to the pool's size), and what it leaves waits for a worker,
   // whose answer wakes it anyway. One system call less per task when tasks
   // come faster than workers take them.
-  if (first) wake();
+  if (before < max_workers_.load(std::memory_order_relaxed)) wake();
   return state;
 }
 
@@ -183,10 +175,7 @@ void pool_core::shutdown(shutdown_options how) {
   }
 }
 
-bool pool_core::is_shutdown() const {
-  mutex_lock lock(intake_.mu);
-  return intake_.closed();
-}
+bool pool_core::is_shutdown() const { return intake_.is_closed(); }
 
 void pool_core::resize(std::size_t max_workers) {
   {
@@ -196,10 +185,7 @@ void pool_core::resize(std::size_t max_workers) {
   wake();
 }
 
-std::size_t pool_core::max_workers() const {
-  mutex_lock lock(intake_.mu);
-  return max_workers_;
-}
+std::size_t pool_core::max_workers() const { return max_workers_.load(); }
 
 std::vector<int> pool_core::worker_pids() const {
   mutex_lock lock(intake_.mu);
@@ -219,14 +205,6 @@ void pool_core::publish_pids() {
   pids_ = std::move(pids);
 }
 
-void pool_core::fail_pending(std::exception_ptr error) {
-  std::deque<pool_task> failed;
-  {
-    mutex_lock lock(intake_.mu);
-    failed.swap(intake_.pending);
-  }
-  for (pool_task& t : failed) t.state->fail(error);
-}
 
 std::string pool_core::hello_body() const {
   protocol::worker_config config;
@@ -251,7 +229,7 @@ bool pool_core::any_ready_worker() const {
 
 void pool_core::start_failed(const std::string& message, bool lasting) {
   if (retry_.failed(lasting, any_ready_worker(), clock::now()) == start_retry::verdict::hopeless)
-    fail_pending(std::make_exception_ptr(worker_start_error(message)));
+    intake_.fail_pending(std::make_exception_ptr(worker_start_error(message)));
 }
 
 void pool_core::start_worker() {
@@ -564,7 +542,7 @@ void pool_core::fail_everything(std::exception_ptr error) {
     mutex_lock lock(intake_.mu);
     intake_.close({});
   }
-  fail_pending(error);
+  intake_.fail_pending(error);
   for (auto& w : workers_) {
     for (pool_task& t : w->in_flight()) t.state->fail(error);
     w->in_flight().clear();

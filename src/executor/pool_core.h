@@ -24,6 +24,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -115,7 +116,6 @@ class pool_core final : public local_pool {
   void enforce_timers(clock::time_point now);
   std::optional<clock::time_point> next_timer(clock::time_point now) const;
   void publish_pids();
-  void fail_pending(std::exception_ptr error);
   bool finished_shutting_down();
   void stop_all_workers();
   std::string hello_body() const;
@@ -143,7 +143,9 @@ class pool_core final : public local_pool {
   mutable std::string initializer_;
 
   task_intake<pool_task> intake_;
-  std::size_t max_workers_ ABSL_GUARDED_BY(intake_.mu);
+  // Written under intake_.mu (resize); read without it by submit, whose
+  // wake-up it steers.
+  std::atomic<std::size_t> max_workers_;
   std::vector<int> pids_ ABSL_GUARDED_BY(intake_.mu);
 
   int wake_fd_;

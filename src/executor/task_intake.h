@@ -1,6 +1,8 @@
 // Copyright ferry authors. Internal: where a pool takes tasks in, shared by
 // pool_core (the process pool) and mpi_core (the MPI pool): the tasks not
-// yet sent, their ids, and whether, and how, the pool was shut down.
+// yet sent, their ids, and whether, and how, the pool was shut down; the
+// one submit path, shutdown's first half and the failing of what is
+// pending, for both.
 //
 // Thread-safety: every member but mu is guarded by mu, which the owner also
 // uses for its other shared state (ABSL_GUARDED_BY(intake_.mu)); the tasks
@@ -9,12 +11,16 @@
 #ifndef FERRY_SRC_EXECUTOR_TASK_INTAKE_H_
 #define FERRY_SRC_EXECUTOR_TASK_INTAKE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <string_view>
+#include <utility>
 
 #include "executor/errors.h"
 #include "executor/shutdown_options.h"
+#include "executor/task_events.h"
 #include "internal/mutex.h"
 
 namespace ferry::detail {
@@ -32,6 +38,40 @@ class task_intake {
   std::uint64_t admit() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (closed_) throw pool_shutdown_error("ferry: submit after the pool was shut down");
     return next_id_++;
+  }
+
+  // The submitting half of both pools. Under mu: the task's id, its
+  // submitted event (told before the manager can see the task, so that no
+  // started event comes first; an observer must not call the pool, so
+  // holding mu is safe), and the task make(id) builds, queued last.
+  // Returns the id and how many tasks were pending before it. Throws
+  // ferry::pool_shutdown_error after close().
+  template <class Make>
+  std::pair<std::uint64_t, std::size_t> submit(pool_observer* observer, std::uint32_t items,
+                                               std::string_view name, Make&& make) ABSL_LOCKS_EXCLUDED(mu) {
+    mutex_lock lock(mu);
+    const std::uint64_t id = admit();
+    tell_task(observer, task_event::kind::submitted, {.id = id, .items = items, .name = name});
+    const std::size_t before = pending.size();
+    pending.push_back(make(id));
+    return {id, before};
+  }
+
+  // Whether close() was called (a pool's is_shutdown()).
+  bool is_closed() const ABSL_LOCKS_EXCLUDED(mu) {
+    mutex_lock lock(mu);
+    return closed_;
+  }
+
+  // Fails every pending task with `error`, after letting go of mu: a pool
+  // that cannot run them (no worker can start, every MPI agent is lost).
+  void fail_pending(const std::exception_ptr& error) ABSL_LOCKS_EXCLUDED(mu) {
+    std::deque<Task> failed;
+    {
+      mutex_lock lock(mu);
+      failed.swap(pending);
+    }
+    for (Task& t : failed) t.state->fail(error);
   }
 
   // Takes no more tasks; a later call can only add to what an earlier one

@@ -107,17 +107,11 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   auto encoded = admit(task, count, options_.local, options_.ship_modules);
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&encoded)) return *failed;
   auto state = make_future_state();
-  std::uint64_t id;
-  {
-    mutex_lock lock(intake_.mu);
-    auto& e = std::get<protocol::encoded_task>(encoded);
-    id = intake_.admit();
-    // Told before the manager can see the task, so that no started event
-    // comes first (an observer must not call the pool, so the lock is safe).
-    tell_task(observer(), task_event::kind::submitted, {.id = id, .items = count, .name = task.name()});
-    intake_.pending.push_back({id, std::move(e.body), state, std::move(e.modules), task.timeout(), count,
-                               std::string(task.name())});
-  }
+  auto& e = std::get<protocol::encoded_task>(encoded);
+  intake_.submit(observer(), count, task.name(), [&](std::uint64_t id) {
+    return mpi_core::task{id, std::move(e.body), state, std::move(e.modules), task.timeout(), count,
+                          std::string(task.name())};
+  });
   submits_.fetch_add(1);
   cv_.notify_one();
   if (bell_ != nullptr) bell_->ring();
@@ -133,10 +127,7 @@ void mpi_core::shutdown(shutdown_options how) {
   if (how.wait) manager_.join();
 }
 
-bool mpi_core::is_shutdown() const {
-  mutex_lock lock(intake_.mu);
-  return intake_.closed();
-}
+bool mpi_core::is_shutdown() const { return intake_.is_closed(); }
 
 std::vector<std::string> mpi_core::hosts() const {
   std::vector<std::string> out;
@@ -243,14 +234,8 @@ void mpi_core::check_agents() {
     any_left = any_left || !a.lost;
   }
   if (any_left) return;
-  std::deque<task> orphans;
-  {
-    mutex_lock lock(intake_.mu);
-    orphans.swap(intake_.pending);
-  }
-  for (task& t : orphans)
-    t.state->fail(std::make_exception_ptr(worker_start_error(
-        "ferry: every MPI agent of the pool was lost; nothing can run the task")));
+  intake_.fail_pending(std::make_exception_ptr(
+      worker_start_error("ferry: every MPI agent of the pool was lost; nothing can run the task")));
 }
 
 void mpi_core::fail_in_flight(std::exception_ptr error) {
