@@ -38,24 +38,24 @@ constexpr std::size_t max_queued_bytes = 64 * 1024;
 
 std::shared_ptr<local_pool> local_pool::create(pool_options options, std::string initializer_record,
                                                std::string host) {
-  return std::make_shared<pool_core>(std::move(options), std::move(initializer_record),
-                                     pool_core::driver::caller, std::move(host));
+  return std::make_shared<pool_core>(
+      std::move(options), std::move(initializer_record),
+      pool_role{.loop = pool_driver::caller, .pass_buffers = false, .records_trace = false, .host = std::move(host)});
 }
 
 local_pool::~local_pool() = default;
 
-pool_core::pool_core(pool_options options, std::string initializer_record, driver d, std::string host)
+pool_core::pool_core(pool_options options, std::string initializer_record, role r)
     : options_(std::move(options)),
-      driver_(d),
+      role_(std::move(r)),
       program_(options_.start == start_method::plugin
                    ? (options_.worker_program.empty() ? default_worker_program()
                                                       : options_.worker_program.string())
                    : spawn_program_path()),
-      host_(std::move(host)),
       key_((initialize_crypto(), new_pool_key())),
       limits_{options_.task_timeout, options_.idle_timeout},
       handler_([this](worker_slot& w, message& m) { on_message(w, m); }),
-      observer_(d == driver::own_thread ? trace_recorder::for_pool(options_, &trace_) : options_.observer),
+      observer_(role_.records_trace ? trace_recorder::for_pool(options_, &trace_) : options_.observer),
       initializer_(std::move(initializer_record)),
       max_workers_(options_.max_workers != 0 ? options_.max_workers : cpu_count()) {
   if (is_worker_process())
@@ -70,7 +70,7 @@ pool_core::pool_core(pool_options options, std::string initializer_record, drive
                              "pool_options::worker_program or $FERRY_WORKER");
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) throw error(std::string("ferry: eventfd: ") + std::strerror(errno));
-  if (driver_ == driver::own_thread)
+  if (role_.loop == driver::own_thread)
     manager_.start([this] {
       while (pass(std::nullopt)) {
       }
@@ -85,8 +85,8 @@ pool_core::~pool_core() {
 
 std::shared_ptr<future_state> pool_core::submit_task(const task_writer& task, std::uint32_t count) {
   // Shared buffers pass as descriptors to this pool's own workers; an MPI
-  // agent's pool (driver::caller) is given bodies already written.
-  auto admitted = admit(task, count, options_, false, driver_ == driver::own_thread);
+  // agent's pool is given bodies already written.
+  auto admitted = admit(task, count, options_, false, role_.pass_buffers);
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&admitted)) return *failed;
   auto& encoded = std::get<protocol::encoded_task>(admitted);
   return enqueue(std::move(encoded.body), std::move(encoded.attachments), task.timeout(), count, task.name());
@@ -131,7 +131,7 @@ void pool_core::emit_output(const worker_slot& w, int stream, std::string_view t
   if (options_.on_output) {
     output_line line;
     line.worker = w.pid();
-    line.host = host_;
+    line.host = role_.host;
     line.stream = stream;
     line.task = running != nullptr ? running->shown_id() : 0;
     line.name = running != nullptr ? std::string_view(running->name) : std::string_view();
@@ -140,7 +140,7 @@ void pool_core::emit_output(const worker_slot& w, int stream, std::string_view t
     return;
   }
   std::string out = "[";
-  if (!host_.empty()) out += "host " + host_ + " ";
+  if (!role_.host.empty()) out += "host " + role_.host + " ";
   out += "worker " + std::to_string(w.pid());
   if (running != nullptr)
     out += running->name.empty() ? " task " + std::to_string(running->shown_id()) : " task '" + running->name + "'";
@@ -167,7 +167,7 @@ void pool_core::tell(task_event::kind what, const worker_slot& w, const pool_tas
 void pool_core::shutdown(shutdown_options how) {
   close_intake(intake_, how, [this] { wake(); });
   if (!how.wait) return;
-  if (driver_ == driver::caller) {
+  if (role_.loop == driver::caller) {
     while (turn(std::chrono::milliseconds(100))) {
     }
   } else {
@@ -193,7 +193,7 @@ std::vector<int> pool_core::worker_pids() const {
 }
 
 void pool_core::wake() {
-  if (driver_ == driver::caller) return;  // the one thread is not waiting
+  if (role_.loop == driver::caller) return;  // the one thread is not waiting
   const std::uint64_t one = 1;
   [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
 }
@@ -333,7 +333,7 @@ void pool_core::dispatch() {
       const bool runs_at_once = w.in_flight().empty();
       std::optional<pool_task> unsent = w.send_task(
           std::move(t), options_.shared_memory_threshold,
-          driver_ == driver::own_thread ? protocol::flag_pass_buffers : std::uint8_t{0},
+          role_.pass_buffers ? protocol::flag_pass_buffers : std::uint8_t{0},
           // A worker under a memory limit would count the mapping it keeps.
           options_.max_worker_memory == 0);
       if (!unsent) {

@@ -51,19 +51,34 @@
 
 namespace ferry::detail {
 
+// Who runs a pool_core's manager loop: a thread of the pool's own
+// (process_pool), or the thread that made the pool, calling turn() (an MPI
+// agent, whose one thread also serves MPI, so that a worker's answer
+// reaches it with no thread in between). A caller-driven pool is used from
+// that thread alone.
+enum class pool_driver { own_thread, caller };
+
+// What sets a process_pool's core apart from an MPI agent's local pool,
+// each choice on its own.
+struct pool_role {
+  pool_driver loop = pool_driver::own_thread;
+  // A task's shared buffers cross to its worker as descriptors: tasks
+  // encoded here. An agent is given bodies written with buffers by value.
+  bool pass_buffers = true;
+  // pool_options::trace ($FERRY_TRACE) is recorded here. An agent's pool
+  // records none: rank 0 records the MPI pool's.
+  bool records_trace = true;
+  std::string host{};  // an MPI agent's host, named in output prefixes; empty otherwise
+};
+
 class pool_core final : public local_pool {
  public:
-  // Who runs the manager loop: a thread of the pool's own (process_pool),
-  // or the thread that made the pool, calling turn() (an MPI agent, whose
-  // one thread also serves MPI, so that a worker's answer reaches it with
-  // no thread in between). A caller-driven pool is used from that thread
-  // alone.
-  enum class driver { own_thread, caller };
+  using driver = pool_driver;
+  using role = pool_role;
   // Throws ferry::error inside a worker process, ferry::worker_start_error
   // when the plugin worker program cannot be executed.
   // `initializer_record`: as local_pool::create says.
-  explicit pool_core(pool_options options, std::string initializer_record = {},
-                     driver d = driver::own_thread, std::string host = {});
+  explicit pool_core(pool_options options, std::string initializer_record = {}, role r = {});
   ~pool_core() override;  // shutdown({}): waits for the queue to drain
 
   std::shared_ptr<future_state> submit_task(const task_writer& task, std::uint32_t count) override;
@@ -128,9 +143,8 @@ class pool_core final : public local_pool {
   void read_all_output(worker_slot& w, bool to_the_end);
 
   const pool_options options_;
-  const driver driver_;
+  const role role_;
   const std::string program_;  // for spawn and plugin
-  const std::string host_;     // an MPI agent's host, for output prefixes; empty otherwise
   const std::string key_;      // authenticates every message after the hello
   const worker_slot::limits limits_;
   const worker_slot::message_handler handler_;
