@@ -1,6 +1,8 @@
 // Copyright ferry authors.
 #include "executor/trace_recorder.h"
 
+#include "executor/timeline_page.h"  // generated from timeline_page.html
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -42,85 +44,9 @@ std::string micros(std::chrono::steady_clock::duration d) {
   return buf;
 }
 
-// The page: the trace inside, drawn as an SVG of one row per worker lane,
-// time across; failed tasks red, tasks that threw orange. No network, no
-// script from elsewhere.
-constexpr const char* page_head = R"page(<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>ferry timeline</title>
-<style>
-body { font: 13px sans-serif; margin: 16px; color: #222; }
-#summary { margin-bottom: 8px; }
-rect.span { fill: #4a8f6a; stroke: #fff; stroke-width: 1; } rect.span.threw { fill: #e69a28; }
-rect.span.failed { fill: #d33; }
-.key { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px; }
-text.row-label { font-size: 12px; } text.tick { font-size: 11px; fill: #666; }
-line.tick { stroke: #ddd; }
-</style></head><body>
-<div id="summary"></div>
-<div id="legend"><span class="key" style="background:#4a8f6a"></span>ran<span class="key"
-style="background:#e69a28"></span>threw<span class="key" style="background:#d33"></span>its worker died or it timed out</div>
-<div id="timeline"></div>
-<script id="trace" type="application/json">)page";
-
-constexpr const char* page_tail = R"page(</script>
-<script>
-(function () {
-  const trace = JSON.parse(document.getElementById("trace").textContent);
-  const rows = new Map();
-  for (const e of trace.traceEvents)
-    if (e.ph === "M" && e.name === "thread_name") rows.set(e.tid, e.args.name);
-  const spans = trace.traceEvents.filter(e => e.ph === "X");
-  const tids = [...rows.keys()].sort((a, b) => a - b);
-  let end = 0;
-  for (const s of spans) end = Math.max(end, s.ts + s.dur);
-  if (end <= 0) end = 1;
-  const left = 150, width = 900, rowHeight = 22, top = 24;  // px
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("width", left + width + 20);
-  svg.setAttribute("height", top + rowHeight * tids.length + 10);
-  const add = (name, attrs, text) => {
-    const el = document.createElementNS(ns, name);
-    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-    if (text !== undefined) el.textContent = text;
-    svg.appendChild(el);
-    return el;
-  };
-  const x = t => left + (t / end) * width;
-  // Ticks at 1, 2 or 5 times a power of ten, at most eight of them.
-  const power = Math.pow(10, Math.floor(Math.log10(end / 8)));
-  const step = [1, 2, 5, 10].map(m => m * power).find(s => end / s <= 8);
-  for (let t = 0; t <= end; t += step) {
-    add("line", { class: "tick", x1: x(t), x2: x(t), y1: top - 4, y2: top + rowHeight * tids.length });
-    const ms = t / 1000;
-    add("text", { class: "tick", x: x(t) + 2, y: top - 8 }, (ms >= 10 ? ms.toFixed(0) : ms.toPrecision(2)) + " ms");
-  }
-  tids.forEach((tid, i) => add("text", { class: "row-label", x: 4, y: top + i * rowHeight + 15 }, rows.get(tid)));
-  let failed = 0, threw = 0;
-  for (const s of spans) {
-    const i = tids.indexOf(s.tid);
-    const status = s.args.status;
-    if (status === "failed") ++failed;
-    if (status === "threw") ++threw;
-    const r = add("rect", {
-      class: "span" + (status === "ok" ? "" : " " + status),
-      x: x(s.ts), y: top + i * rowHeight + 3,
-      width: Math.max(3, x(s.ts + s.dur) - x(s.ts)), height: rowHeight - 6,
-    });
-    const t = document.createElementNS(ns, "title");
-    t.textContent = s.name + ": " + (s.dur / 1000).toFixed(3) + " ms, " + s.args.items + " input(s)" +
-                    (s.args.threw ? ", " + s.args.threw + " of them threw" : "") +
-                    (s.args.error ? ", " + s.args.error : "");
-    r.appendChild(t);
-  }
-  document.getElementById("timeline").appendChild(svg);
-  document.getElementById("summary").textContent =
-      spans.length + " tasks on " + tids.length + " rows, " + failed + " failed, " + threw + " threw, " +
-      (end / 1000).toFixed(1) + " ms";
-})();
-</script>
-</body></html>
-)page";
+// The page (src/executor/timeline_page.html, compiled in as
+// timeline_page_html): the trace goes where it says /*ferry:trace*/.
+constexpr std::string_view trace_marker = "/*ferry:trace*/";
 
 }  // namespace
 
@@ -213,7 +139,9 @@ std::string trace_recorder::json() const {
 }
 
 std::string trace_recorder::html_page(const std::string& trace_json) {
-  return std::string(page_head) + trace_json + page_tail;
+  const std::string_view page = timeline_page_html;
+  const std::size_t at = page.find(trace_marker);
+  return std::string(page.substr(0, at)) + trace_json + std::string(page.substr(at + trace_marker.size()));
 }
 
 void trace_recorder::write() const {
