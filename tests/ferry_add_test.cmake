@@ -9,6 +9,7 @@
 #     [START_METHODS]          every test once per start method, named
 #                              spawn.X, fork.X and plugin.X, with
 #                              FERRY_TEST_START set
+#     [METHODS method...]      the same under these start methods only
 #     [PREFIX prefix]          before those names (O0.)
 #     [TIMEOUT seconds])       of each test; 60 unless given
 #
@@ -17,7 +18,10 @@
 # the program (gtest_discover_tests), never listed by hand.
 function(ferry_add_test name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "POOL_MAIN;START_METHODS" "PREFIX;TIMEOUT"
-                        "SOURCES;LIBRARIES;DEFINITIONS")
+                        "SOURCES;LIBRARIES;DEFINITIONS;METHODS")
+  if(arg_START_METHODS AND NOT arg_METHODS)
+    set(arg_METHODS spawn fork plugin)
+  endif()
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT 60)
   endif()
@@ -35,8 +39,8 @@ function(ferry_add_test name)
   elseif(FERRY_SANITIZE MATCHES "thread")
     target_compile_definitions(${name} PRIVATE FERRY_UNDER_TSAN=1)
   endif()
-  if(arg_START_METHODS)
-    foreach(method spawn fork plugin)
+  if(arg_METHODS)
+    foreach(method ${arg_METHODS})
       gtest_discover_tests(${name}
         TEST_PREFIX "${arg_PREFIX}${method}."
         PROPERTIES ENVIRONMENT "FERRY_TEST_START=${method}" TIMEOUT ${arg_TIMEOUT}
