@@ -73,24 +73,189 @@ class worker_event_relay final : public pool_observer {
   std::uint64_t count_ = 0;
 };
 
+// Where the modules rank 0 sends are kept, searched by the workers: none
+// unless it said it ships some, or when none can be made (the tasks then
+// fail as they would without shipping, naming the module).
+std::unique_ptr<modules_dir> open_modules_dir(const agent_config& config, const std::string& host) {
+  if (!config.ship_modules) return nullptr;
+  try {
+    auto dir = std::make_unique<modules_dir>();
+    add_module_search_path(dir->path());
+    return dir;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ferry: the MPI agent on %s cannot keep shipped modules: %s\n", host.c_str(), e.what());
+    return nullptr;
+  }
+}
+
+// An agent serving its pool: each pass takes what came from rank 0, waits
+// if nothing did, and sends what finished. One thread: MPI's, which also
+// drives the local pool, so that a worker's answer reaches MPI with no
+// thread in between.
+class agent_loop {
+ public:
+  agent_loop(channel& ch, job& j, std::shared_ptr<local_pool> pool, std::shared_ptr<worker_event_relay> relay,
+             std::unique_ptr<modules_dir> shipped)
+      : ch_(ch),
+        host_(j.host),
+        bell_(j.bell_of(j.rank)),
+        root_bell_(j.bell_of(0)),
+        pool_(std::move(pool)),
+        relay_(std::move(relay)),
+        shipped_(std::move(shipped)) {}
+
+  // Serves until rank 0 says stop, then shuts the pool down and answers.
+  int run() {
+    while (!stopping_) {
+      heartbeat();
+      bool did = take_messages();
+      wait(did);
+      did = send_answers() || did;
+      sending_ = !ch_.progress();
+      if (did) backoff_.reset();
+    }
+    pool_->shutdown({.wait = true, .cancel_pending = kill_running_, .kill_running = kill_running_});
+    pool_.reset();
+    shipped_.reset();  // nothing of this agent is left on disk once rank 0 hears it stopped
+    if (relay_) relay_->send(ch_);  // the workers' exits
+    ch_.send(0, kind::stop, 0, {});  // the last message of this rank
+    ch_.flush();
+    return 0;
+  }
+
+ private:
+  void heartbeat() {
+    if (std::chrono::steady_clock::now() < next_heartbeat_) return;
+    ch_.send(0, kind::heartbeat, 0, {});
+    next_heartbeat_ = std::chrono::steady_clock::now() + heartbeat_interval;
+  }
+
+  // Every message that has come: tasks to the pool, modules to their
+  // directory, a stop. Whether any came.
+  bool take_messages() {
+    bool any = false;
+    while (auto m = ch_.poll()) {
+      any = true;
+      switch (m->type) {
+        case kind::stop:
+          kill_running_ = decode_stop(m->body);
+          stopping_ = true;
+          return true;
+        case kind::module: store(m->body); break;
+        case kind::task: submit(m->id, m->body); break;
+        case kind::task_with_settings: submit_settled(m->id, m->body); break;
+        case kind::tasks:
+          for (const batch_entry& e : decode_batch(m->body)) {
+            if (e.kind == static_cast<std::uint8_t>(kind::task_with_settings)) submit_settled(e.id, e.body);
+            else submit(e.id, e.body);
+          }
+          break;
+        default: break;
+      }
+    }
+    return any;
+  }
+
+  void store(std::string_view body) {
+    try {
+      if (!shipped_) throw error("rank 0 sent a module, but did not say it would ship modules");
+      store_module(body, shipped_->path());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ferry: the MPI agent on %s: %s\n", host_.c_str(), e.what());
+    }
+  }
+
+  void submit(std::uint64_t id, std::string_view body, const task_settings& settings = {}) {
+    std::shared_ptr<future_state> state =
+        pool_->submit_body(std::string(body), settings.timeout, {.id = id, .name = settings.name});
+    running_.emplace(id, state);
+    state->on_done([this, id] { done_.push_back(id); });
+  }
+  void submit_settled(std::uint64_t id, std::string_view bytes) {
+    const settled_body t = split_settings(bytes);
+    submit(id, t.body, t.settings);
+  }
+
+  // Where this agent waits when nothing came from MPI: it yields for a
+  // while after its last activity (a short task's answer comes within
+  // it), unless yields were found slow (idle_backoff). Then, while its
+  // tasks run, in the local pool's poll, which a worker's answer ends at
+  // once (a task from rank 0 meanwhile waits at most running_poll); idle,
+  // on its doorbell, which rank 0 rings when it sends here from this
+  // host, or for the back-off's time.
+  void wait(bool did) {
+    if (did || sending_) {
+      pool_->turn(std::chrono::microseconds(0));
+    } else if (const std::chrono::microseconds pause = backoff_.next(); pause.count() == 0) {
+      pool_->turn(std::chrono::microseconds(0));
+      backoff_.yield();
+    } else if (!running_.empty()) {
+      pool_->turn(running_poll);
+    } else if (bell_ == nullptr) {
+      pool_->turn(pause);
+    } else {
+      pool_->turn(std::chrono::microseconds(0));
+      const std::uint32_t armed = bell_->arm();
+      if (ch_.pending()) bell_->disarm(); else bell_->sleep(armed, pause);
+    }
+  }
+
+  // What finished since the last pass, and the workers' events. Small
+  // results (and failures) leave together, large ones alone, as the local
+  // pool received them. Whether anything finished.
+  bool send_answers() {
+    finished_.clear();
+    finished_.swap(done_);
+    std::string batch;
+    std::size_t batched = 0;
+    for (std::uint64_t id : finished_) {
+      auto it = running_.find(id);
+      if (it == running_.end()) continue;
+      const std::shared_ptr<future_state> state = std::move(it->second);
+      running_.erase(it);
+      if (state->error() != nullptr) {
+        append_to_batch(batch, id, static_cast<std::uint8_t>(kind::failure), encode_failure(state->error()));
+        ++batched;
+      } else if (std::shared_ptr<const message_body> result = state->result();
+                 result->view().size() > batch_body_limit) {
+        ch_.send_held(0, kind::result, id, std::move(result));
+      } else {
+        append_to_batch(batch, id, static_cast<std::uint8_t>(kind::result), result->view());
+        ++batched;
+      }
+    }
+    if (relay_) relay_->send(ch_);
+    if (batched > 0) ch_.send(0, kind::results, batched, std::move(batch));
+    if (!finished_.empty() && root_bell_ != nullptr) root_bell_->ring();
+    return !finished_.empty();
+  }
+
+  channel& ch_;
+  const std::string host_;
+  doorbell* const bell_;       // this agent's, rung by rank 0; null when rank 0 is on another host
+  doorbell* const root_bell_;  // rank 0's, rung when answers leave
+  std::shared_ptr<local_pool> pool_;
+  const std::shared_ptr<worker_event_relay> relay_;  // null when rank 0 has no observer
+  std::unique_ptr<modules_dir> shipped_;  // null without ship_modules
+  std::unordered_map<std::uint64_t, std::shared_ptr<future_state>> running_;
+  std::vector<std::uint64_t> done_;  // ids whose state finished, in order (all on this thread)
+  std::vector<std::uint64_t> finished_;
+  idle_backoff backoff_;
+  std::chrono::steady_clock::time_point next_heartbeat_ = std::chrono::steady_clock::now() + heartbeat_interval;
+  bool sending_ = false;  // pieces of a large message still going out
+  bool stopping_ = false;
+  bool kill_running_ = false;
+};
+
+// Sets the agent up from rank 0's configuration (its module policy, its
+// modules directory, its pool over every CPU the host gives it), says
+// hello, and serves.
 int serve(channel& ch, agent_config config) {
   job& j = this_job();
   // Rank 0's policy, applied here so that the local pool hands it to its
   // workers.
   apply_module_policy(config.policy, policy_host::other);
-  // Where the modules rank 0 sends are kept, searched by the workers; none
-  // unless it sends some.
-  std::optional<modules_dir> shipped;
-  if (config.ship_modules) {
-    try {
-      shipped.emplace();
-      add_module_search_path(shipped->path());
-    } catch (const std::exception& e) {
-      // Its tasks fail as they would without shipping, naming the module.
-      std::fprintf(stderr, "ferry: the MPI agent on %s cannot keep shipped modules: %s\n", j.host.c_str(), e.what());
-      shipped.reset();
-    }
-  }
+  std::unique_ptr<modules_dir> shipped = open_modules_dir(config, j.host);
   for (const char* v : launcher_variables) config.local.unset_env.emplace_back(v);
   use_every_allowed_cpu();  // the host's pool is this agent's, whatever mpirun bound
   if (config.local.max_workers == 0) config.local.max_workers = cpus_given_by_batch_system();
@@ -98,8 +263,6 @@ int serve(channel& ch, agent_config config) {
   if (config.relay_worker_events) config.local.observer = relay = std::make_shared<worker_event_relay>();
   std::shared_ptr<local_pool> pool;
   try {
-    // Driven from this loop: a worker's answer reaches MPI without a thread
-    // in between.
     pool = local_pool::create(std::move(config.local), std::move(config.initializer), j.host);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ferry: the MPI agent on %s could not start its pool: %s\n", j.host.c_str(), e.what());
@@ -108,117 +271,7 @@ int serve(channel& ch, agent_config config) {
   }
   ch.send(0, kind::hello, 0, encode_hello({j.host, pool->max_workers()}));
   pool->start_workers();  // while rank 0 hears from the other agents: the first task finds them up
-
-  std::unordered_map<std::uint64_t, std::shared_ptr<future_state>> running;
-  std::vector<std::uint64_t> done;  // ids whose state finished, in order (all on this thread)
-  idle_backoff backoff;
-  bool kill_running = false;
-  auto next_heartbeat = std::chrono::steady_clock::now() + heartbeat_interval;
-  const auto submit = [&](std::uint64_t id, std::string_view body, const task_settings& settings = {}) {
-    std::shared_ptr<future_state> state =
-        pool->submit_body(std::string(body), settings.timeout, {.id = id, .name = settings.name});
-    running.emplace(id, state);
-    state->on_done([&done, id] { done.push_back(id); });
-  };
-  std::vector<std::uint64_t> finished;
-  doorbell* const bell = j.bell_of(j.rank);
-  doorbell* const root_bell = j.bell_of(0);
-  bool sending = false;  // pieces of a large message still going out
-  for (bool stopping = false; !stopping;) {
-    bool did = false;
-    if (std::chrono::steady_clock::now() >= next_heartbeat) {
-      ch.send(0, kind::heartbeat, 0, {});
-      next_heartbeat = std::chrono::steady_clock::now() + heartbeat_interval;
-    }
-    while (auto m = ch.poll()) {
-      did = true;
-      if (m->type == kind::stop) {
-        kill_running = decode_stop(m->body);
-        stopping = true;
-        break;
-      }
-      if (m->type == kind::module) {
-        try {
-          if (!shipped) throw error("rank 0 sent a module, but did not say it would ship modules");
-          store_module(m->body, shipped->path());
-        } catch (const std::exception& e) {
-          std::fprintf(stderr, "ferry: the MPI agent on %s: %s\n", j.host.c_str(), e.what());
-        }
-        continue;
-      }
-      if (m->type == kind::task) {
-        submit(m->id, m->body);
-      } else if (m->type == kind::task_with_settings) {
-        const settled_body t = split_settings(m->body);
-        submit(m->id, t.body, t.settings);
-      } else if (m->type == kind::tasks) {
-        for (const batch_entry& e : decode_batch(m->body)) {
-          if (e.kind == static_cast<std::uint8_t>(kind::task_with_settings)) {
-            const settled_body t = split_settings(e.body);
-            submit(e.id, t.body, t.settings);
-          } else {
-            submit(e.id, e.body);
-          }
-        }
-      }
-    }
-    // Where this agent waits when nothing came from MPI: it yields for a
-    // while after its last activity (a short task's answer comes within
-    // it), unless yields were found slow (idle_backoff). Then, while its
-    // tasks run, in the local pool's poll, which a worker's answer ends at
-    // once (a task from rank 0 meanwhile waits at most running_poll); idle,
-    // on its doorbell, which rank 0 rings when it sends here from this
-    // host, or for the back-off's time.
-    if (did || sending) {
-      pool->turn(std::chrono::microseconds(0));
-    } else if (const std::chrono::microseconds pause = backoff.next(); pause.count() == 0) {
-      pool->turn(std::chrono::microseconds(0));
-      backoff.yield();
-    } else if (!running.empty()) {
-      pool->turn(running_poll);
-    } else if (bell == nullptr) {
-      pool->turn(pause);
-    } else {
-      pool->turn(std::chrono::microseconds(0));
-      const std::uint32_t armed = bell->arm();
-      if (ch.pending()) bell->disarm(); else bell->sleep(armed, pause);
-    }
-    finished.clear();
-    finished.swap(done);
-    // Small results (and failures) leave together, large ones alone, as the
-    // local pool received them.
-    std::string batch;
-    std::size_t batched = 0;
-    for (std::uint64_t id : finished) {
-      did = true;
-      auto it = running.find(id);
-      if (it == running.end()) continue;
-      const std::shared_ptr<future_state> state = std::move(it->second);
-      running.erase(it);
-      if (state->error() != nullptr) {
-        append_to_batch(batch, id, static_cast<std::uint8_t>(kind::failure), encode_failure(state->error()));
-        ++batched;
-      } else if (std::shared_ptr<const message_body> result = state->result();
-                 result->view().size() > batch_body_limit) {
-        ch.send_held(0, kind::result, id, std::move(result));
-      } else {
-        append_to_batch(batch, id, static_cast<std::uint8_t>(kind::result), result->view());
-        ++batched;
-      }
-    }
-    if (relay) relay->send(ch);
-    if (batched > 0) ch.send(0, kind::results, batched, std::move(batch));
-    sending = !ch.progress();
-    if (!finished.empty() && root_bell != nullptr) root_bell->ring();
-    if (did) backoff.reset();
-  }
-  pool->shutdown({.wait = true, .cancel_pending = kill_running, .kill_running = kill_running});
-  pool.reset();
-  shipped.reset();  // nothing of this agent is left on disk once rank 0 hears it stopped
-  if (relay) relay->send(ch);  // the workers' exits
-  ch.send(0, kind::stop, 0, {});  // the last message of this rank
-  ch.flush();
-  return 0;
+  return agent_loop(ch, j, std::move(pool), std::move(relay), std::move(shipped)).run();
 }
 
 }  // namespace
