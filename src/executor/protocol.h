@@ -114,6 +114,9 @@ inline constexpr int crash_fd = 4;
 inline constexpr const char crash_fd_variable[] = "FERRY_CRASH_FD";
 
 // Exit statuses a worker reports through its wait status.
+inline constexpr int served_status = 0;            // told to exit, or the pool is gone
+inline constexpr int start_failed_status = 1;      // its initializer threw (said in start_failed)
+inline constexpr int protocol_error_status = 2;    // the pool's side sent what no pool sends
 inline constexpr int no_entry_point_status = 86;   // spawned, main lacks serve_if_worker
 inline constexpr int task_memory_status = 87;      // the task alone passed max_worker_memory
 inline constexpr int authentication_status = 88;   // a message from the pool failed authentication

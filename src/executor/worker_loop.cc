@@ -61,10 +61,10 @@ int worker_loop(int fd) {
   std::optional<protocol::hello_reader> in;
   try {
     hello = reader.read_blocking(fd);
-    if (!hello || hello->header.type != protocol::kind::hello) return 2;
+    if (!hello || hello->header.type != protocol::kind::hello) return protocol::protocol_error_status;
     in.emplace(hello->body->view());
   } catch (...) {
-    return 2;  // not a pool on the other side: nobody to tell
+    return protocol::protocol_error_status;  // not a pool on the other side: nobody to tell
   }
   try {
     auth.emplace(in->key(), channel_auth::side::worker);
@@ -83,7 +83,7 @@ int worker_loop(int fd) {
       if (auth) write_message(fd, &*auth, protocol::kind::start_failed, 0, what.empty() ? type : what);
     } catch (...) {
     }
-    return 1;
+    return protocol::start_failed_status;
   }
   in.reset();
   hello.reset();
@@ -108,8 +108,8 @@ int worker_loop(int fd) {
     spin_policy waiting(spin);
     for (;;) {
       std::optional<message> m = next_message(reader, fd, waiting);
-      if (!m || m->header.type == protocol::kind::exit) return 0;
-      if (m->header.type != protocol::kind::task) return 2;
+      if (!m || m->header.type == protocol::kind::exit) return protocol::served_status;
+      if (m->header.type != protocol::kind::task) return protocol::protocol_error_status;
       const std::uint64_t id = m->header.id;
       watch.task_started();
       fd_list passed;
@@ -133,11 +133,11 @@ int worker_loop(int fd) {
       const bool retiring = memory_limit != 0 && resident_bytes() > memory_limit;
       write_message(fd, &*auth, protocol::kind::result, id, result, shared_memory_threshold,
                     retiring ? protocol::flag_retiring : 0, passed.view(), reuse ? &*reuse : nullptr);
-      if (retiring) return 0;
+      if (retiring) return protocol::served_status;
     }
   } catch (const protocol_error& e) {
     std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());
-    return 2;
+    return protocol::protocol_error_status;
   } catch (const authentication_failure& e) {
     // Not a task to fail: the pool's side of the socket is not the pool.
     std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());

@@ -8,9 +8,10 @@
 namespace ferry::detail {
 
 // Serves the pool on the socket fd and returns the exit status the process
-// should end with: 0 when told to exit or when the pool is gone, 1 when the
-// initializer failed, 2 after a protocol error, and
-// protocol::authentication_status after a message that did not verify.
+// should end with, one of protocol.h's: served_status when told to exit or
+// when the pool is gone, start_failed_status when the initializer failed,
+// protocol_error_status after a protocol error, and authentication_status
+// after a message that did not verify.
 int worker_loop(int fd);
 
 // Turns this process into a worker serving on fd, then ends it with
