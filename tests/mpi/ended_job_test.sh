@@ -18,7 +18,10 @@ module_dirs() { for p in $(job_pids); do ls -d "$tmp/ferry-modules-$p".* 2>/dev/
 
 for signal in TERM INT KILL; do
   echo "--- SIG$signal to $([ $signal = KILL ] && echo "the agent" || echo mpirun) while a task runs with shipped modules"
-  "$mpirun" --allow-run-as-root --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo -n 3 \
+  # Shared memory between the ranks, not TCP: a rank of this job, killed
+  # halfway, must not leave a TCP connection attempt that another job on
+  # the machine, given the same port, would accept (and warn of).
+  "$mpirun" --allow-run-as-root --oversubscribe --mca btl self,vader -n 3 \
     "$work/ended_job" cancelled >"$work/out" 2>&1 &
   launcher=$!
   for _ in $(seq 300); do grep -q '^running' "$work/out" && break; sleep 0.1; done
