@@ -108,7 +108,7 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attac
                                                  std::uint64_t origin_id) {
   auto state = make_future_state();
   const std::size_t before = intake_.submit(observer(), items, name, [&](std::uint64_t id) {
-    return pool_task{id, std::move(body), std::move(attachments), state, false, timeout, items, std::string(name),
+    return pool_task{{id, std::move(body), state, timeout, items, std::string(name)}, std::move(attachments), false,
                      origin_id};
   }).second;
   // A queue already longer than the pool has had its wake-ups: the manager
@@ -159,9 +159,7 @@ void pool_core::emit_output(const worker_slot& w, int stream, std::string_view t
 
 void pool_core::tell(task_event::kind what, const worker_slot& w, const pool_task& t, std::uint32_t items_threw,
                      std::string_view error) const {
-  tell_task(observer(), what,
-            {.id = t.id, .items = t.items, .name = t.name, .worker = w.pid(), .running_since = t.running_since},
-            items_threw, error);
+  tell_task(observer(), what, t.facts(w.pid()), items_threw, error);
 }
 
 void pool_core::shutdown(shutdown_options how) {

@@ -28,26 +28,19 @@
 #include "executor/message_io.h"
 #include "executor/output_lines.h"
 #include "executor/start_retry.h"
+#include "executor/task_record.h"
 #include "executor/worker_exit.h"
 #include "serialize/internal/fd_list.h"
 
 namespace ferry::detail {
 
-// A task from submit until it finishes.
-struct pool_task {
-  std::uint64_t id;
-  std::string body;  // kept until the task runs, while it may be sent elsewhere
+// A task of the process pool from submit until it finishes.
+struct pool_task : task_record {
   fd_list attachments;  // its shared buffers' memory, kept as the body is
-  std::shared_ptr<future_state> state;
   bool started = false;  // state->start() done: requeued after its worker died unstarted
-  std::optional<std::chrono::milliseconds> timeout;  // its own; else the pool's
-  // For the pool's events (executor/events.h).
-  std::uint32_t items = 1;
-  std::string name;
   // Its number where it was submitted, if elsewhere (rank 0 of an MPI
   // pool): shown in its output prefixes instead of `id`.
   std::uint64_t origin_id = 0;
-  std::chrono::steady_clock::time_point running_since{};  // set when a worker begins it
 
   std::uint64_t shown_id() const { return origin_id != 0 ? origin_id : id; }
 

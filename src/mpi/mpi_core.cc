@@ -109,8 +109,8 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   auto state = make_future_state();
   auto& e = std::get<protocol::encoded_task>(encoded);
   intake_.submit(observer(), count, task.name(), [&](std::uint64_t id) {
-    return mpi_core::task{id, std::move(e.body), state, std::move(e.modules), task.timeout(), count,
-                          std::string(task.name())};
+    return mpi_core::task{{id, std::move(e.body), state, task.timeout(), count, std::string(task.name())},
+                          std::move(e.modules)};
   });
   submits_.fetch_add(1);
   cv_.notify_one();
@@ -158,11 +158,11 @@ mpi::kind mpi_core::kind_of(const task& t) {
 void mpi_core::on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body) {
   auto it = a.in_flight.find(id);
   if (it == a.in_flight.end()) return;
-  const sent_task sent = std::move(it->second);
+  const task_record sent = std::move(it->second);
   a.in_flight.erase(it);
   rooms_.remove(index_of(a));
   ++a.answered;
-  const task_facts facts{.id = id, .items = sent.items, .name = sent.name, .host = a.host, .running_since = sent.since};
+  const task_facts facts = sent.facts(0, a.host);
   if (type == mpi::kind::result) {
     sent.state->finish(make_message_body(std::move(body)));
     if (observer() != nullptr)
@@ -247,7 +247,7 @@ void mpi_core::fail_sent(agent& a, const std::exception_ptr& error) {
   for (auto& [id, sent] : a.in_flight) {
     sent.state->fail(error);
     tell_task(observer(), task_event::kind::failed,
-              {.id = id, .items = sent.items, .name = sent.name, .host = a.host, .running_since = sent.since},
+              sent.facts(0, a.host),
               0, what);
   }
   rooms_.remove(index_of(a), a.in_flight.size());
@@ -297,7 +297,8 @@ void mpi_core::run() {
         task t = std::move(intake_.pending.front());
         intake_.pending.pop_front();
         if (!t.state->start()) continue;  // cancelled meanwhile
-        best->in_flight.emplace(t.id, sent_task{t.state, t.items, t.name, std::chrono::steady_clock::now()});
+        best->in_flight.emplace(
+            t.id, task_record{t.id, {}, t.state, t.timeout, t.items, t.name, std::chrono::steady_clock::now()});
         rooms_.add(index_of(*best));
         to_send.emplace_back(best, std::move(t));
       }

@@ -30,6 +30,7 @@
 #include "executor/mpi_pool.h"
 #include "executor/manager_thread.h"
 #include "executor/task_intake.h"
+#include "executor/task_record.h"
 #include "internal/mutex.h"
 #include "serialize/payload_code.h"
 #include "mpi/agent_rooms.h"
@@ -53,21 +54,8 @@ class mpi_core final : public task_queue {
   std::vector<std::string> hosts() const;
 
  private:
-  struct task {
-    std::uint64_t id;
-    std::string body;
-    std::shared_ptr<future_state> state;
+  struct task : task_record {
     std::vector<module_file> modules;  // those the body names
-    std::optional<std::chrono::milliseconds> timeout;  // its own, if any
-    std::uint32_t items = 1;  // for the events
-    std::string name;
-  };
-  // A task sent to an agent and not answered yet.
-  struct sent_task {
-    std::shared_ptr<future_state> state;
-    std::uint32_t items = 1;
-    std::string name;
-    std::chrono::steady_clock::time_point since;  // when it left for its host
   };
   struct agent {
     int rank = 0;
@@ -77,7 +65,8 @@ class mpi_core final : public task_queue {
     double rate = 0;     // answers per second, smoothed
     std::size_t answered = 0;  // since sampled
     std::chrono::steady_clock::time_point sampled;
-    std::unordered_map<std::uint64_t, sent_task> in_flight;
+    // Sent and not answered yet: their bodies gone, running_since when they left.
+    std::unordered_map<std::uint64_t, task_record> in_flight;
     std::set<std::string> shipped;  // build-ids of the modules sent to it
     std::chrono::steady_clock::time_point last_heard;
     mpi::doorbell* bell = nullptr;  // null on another host
