@@ -55,7 +55,7 @@ pool_core::pool_core(pool_options options, std::string initializer_record, role 
       key_((initialize_crypto(), new_pool_key())),
       limits_{options_.task_timeout, options_.idle_timeout},
       handler_([this](worker_slot& w, message& m) { on_message(w, m); }),
-      observer_(role_.records_trace ? trace_recorder::for_pool(options_, &trace_) : options_.observer),
+      observation_(options_, role_.records_trace),
       initializer_(std::move(initializer_record)),
       max_workers_(options_.max_workers != 0 ? options_.max_workers : cpu_count()) {
   if (is_worker_process())
@@ -74,7 +74,7 @@ pool_core::pool_core(pool_options options, std::string initializer_record, role 
     manager_.start([this] {
       while (pass(std::nullopt)) {
       }
-      if (trace_) trace_->write();
+      observation_.loop_ended();
     });
 }
 

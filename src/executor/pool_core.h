@@ -88,7 +88,7 @@ class pool_core final : public local_pool {
   void shutdown(shutdown_options how) override;
   bool is_shutdown() const override;
   unsigned task_retries() const override { return options_.task_retries; }
-  pool_observer* observer() const override { return observer_.get(); }
+  pool_observer* observer() const override { return observation_.observer(); }
   // driver::caller only (local_pool).
   bool turn(std::chrono::microseconds timeout) override;
   void start_workers() override;
@@ -148,10 +148,7 @@ class pool_core final : public local_pool {
   const std::string key_;      // authenticates every message after the hello
   const worker_slot::limits limits_;
   const worker_slot::message_handler handler_;
-  // options_.observer, or a trace_recorder forwarding to it (own_thread
-  // pools only; written when the manager ends).
-  std::shared_ptr<trace_recorder> trace_;
-  const std::shared_ptr<pool_observer> observer_;
+  const pool_observation observation_;
   // The initializer as every hello carries it; encoded by the first hello.
   // The manager's.
   mutable std::string initializer_;

@@ -94,10 +94,9 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     rooms_.set_limits(i, agents_[i].floor, agents_[i].floor);
     agent_of_rank_[static_cast<std::size_t>(agents_[i].rank)] = i;
   }
-  observer_ = trace_recorder::for_pool(options_.local, &trace_);
   manager_.start([this] {
     run();
-    if (trace_) trace_->write();
+    observation_.loop_ended();
   });
 }
 

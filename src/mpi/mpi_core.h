@@ -49,7 +49,7 @@ class mpi_core final : public task_queue {
   void shutdown(shutdown_options how) override;
   bool is_shutdown() const override;
   unsigned task_retries() const override { return options_.local.task_retries; }
-  pool_observer* observer() const override { return observer_.get(); }
+  pool_observer* observer() const override { return observation_.observer(); }
   std::size_t max_workers() const override { return max_workers_; }
   std::vector<std::string> hosts() const;
 
@@ -103,10 +103,7 @@ class mpi_core final : public task_queue {
   void fail_sent(agent& a, const std::exception_ptr& error);
 
   const mpi_pool_options options_;
-  // options_.local.observer, or a trace_recorder forwarding to it, written
-  // when the manager ends.
-  std::shared_ptr<trace_recorder> trace_;
-  std::shared_ptr<pool_observer> observer_;
+  const pool_observation observation_{options_.local, true};
   std::unique_ptr<mpi::channel> channel_;
   std::vector<agent> agents_;  // the manager's, once the constructor is done
   mpi::agent_rooms rooms_{0};  // of agents_, by index
