@@ -195,8 +195,7 @@ class agent_loop {
       pool_->turn(pause);
     } else {
       pool_->turn(std::chrono::microseconds(0));
-      const std::uint32_t armed = bell_->arm();
-      if (ch_.pending()) bell_->disarm(); else bell_->sleep(armed, pause);
+      bell_->sleep_unless([this] { return ch_.pending(); }, pause);
     }
   }
 

@@ -40,6 +40,20 @@ struct alignas(64) doorbell {
   void disarm() { sleeping.store(0, std::memory_order_relaxed); }
   // Wakes the sleeper, if one is armed: a system call only then.
   void ring();
+
+  // The sleeper's side of the protocol in one call, for every rank that
+  // waits: arms, looks once more for news (`news()`: what came between the
+  // caller's last look and arm() rang before it), and sleeps until rung or
+  // `timeout` only if there was none.
+  template <class News>
+  void sleep_unless(News&& news, std::chrono::microseconds timeout) {
+    const std::uint32_t armed = arm();
+    if (news()) {
+      disarm();
+      return;
+    }
+    sleep(armed, timeout);
+  }
 };
 static_assert(sizeof(doorbell) == 64 && std::atomic<std::uint32_t>::is_always_lock_free);
 

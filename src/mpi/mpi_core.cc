@@ -263,13 +263,7 @@ void mpi_core::wait_for_news(mpi::idle_backoff& backoff, std::uint64_t submits_s
     std::this_thread::sleep_for(pause);
     return;
   }
-  const std::uint32_t armed = bell_->arm();
-  // What came between the pass and arm() rang before it: look once more.
-  if (submits_.load() != submits_seen || channel_->pending()) {
-    bell_->disarm();
-    return;
-  }
-  bell_->sleep(armed, pause);
+  bell_->sleep_unless([&] { return submits_.load() != submits_seen || channel_->pending(); }, pause);
 }
 
 void mpi_core::run() {

@@ -35,6 +35,25 @@ TEST(Doorbell, UnrungASleepEndsAtItsTimeout) {
   EXPECT_LT(slept, std::chrono::seconds(5));
 }
 
+TEST(Doorbell, SleepUnlessNewsReturnsAtOnceWithNewsAndElseSleepsUntilRung) {
+  doorbell bell;
+  auto start = steady_clock::now();
+  bell.sleep_unless([] { return true; }, std::chrono::seconds(10));
+  EXPECT_LT(steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(bell.sleeping.load(), 0u) << "disarmed";
+  std::thread ringer([&bell] {
+    while (bell.sleeping.load() == 0) std::this_thread::yield();
+    bell.ring();
+  });
+  start = steady_clock::now();
+  bell.sleep_unless([] { return false; }, std::chrono::seconds(10));
+  EXPECT_LT(steady_clock::now() - start, std::chrono::seconds(5)) << "the ring woke it";
+  ringer.join();
+  start = steady_clock::now();
+  bell.sleep_unless([] { return false; }, milliseconds(20));
+  EXPECT_GE(steady_clock::now() - start, milliseconds(15)) << "unrung, it slept its timeout";
+}
+
 TEST(Doorbell, ARingBeforeArmIsNotCountedForTheNextSleep) {
   doorbell bell;
   bell.ring();  // nobody slept: no wake-up is owed
