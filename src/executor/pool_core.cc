@@ -203,7 +203,6 @@ void pool_core::publish_pids() {
   pids_ = std::move(pids);
 }
 
-
 std::string pool_core::hello_body() const {
   protocol::worker_config config;
   config.env = options_.env;
