@@ -15,7 +15,7 @@
 
 #include "serialize/build_id_index.h"
 #include "serialize/elf_file.h"
-#include "serialize/error.h"
+#include <serialize/error.h>
 
 namespace fs = std::filesystem;
 using clock_type = std::chrono::steady_clock;

@@ -11,16 +11,16 @@
 #include <unordered_map>
 #include <vector>
 
-#include "executor/message_io.h"
-#include "executor/local_pool.h"
+#include "executor/wire/message_io.h"
+#include "executor/core/local_pool.h"
 #include "mpi/cpu_affinity_linux.h"
 #include "mpi/mpi_channel.h"
 #include "mpi/mpi_job.h"
 #include "mpi/mpi_messages.h"
 #include "mpi/module_shipping.h"
 #include "mpi/modules_dir_linux.h"
-#include "serialize/error.h"
-#include "serialize/module_policy.h"
+#include <serialize/error.h>
+#include <serialize/module_policy.h>
 
 namespace ferry::detail::mpi {
 namespace {

@@ -13,7 +13,7 @@
 
 #include <tuple>
 
-#include "executor/pool_options.h"
+#include <executor/pool_options.h>
 
 namespace ferry::detail::mpi {
 

@@ -9,8 +9,8 @@
 #include <system_error>
 
 #include "serialize/payload_code.h"
-#include "serialize/archive.h"
-#include "serialize/error.h"
+#include <serialize/archive.h>
+#include <serialize/error.h>
 
 namespace ferry::detail::mpi {
 namespace {

@@ -16,7 +16,7 @@
 #include <string>
 #include <system_error>
 
-#include "serialize/error.h"
+#include <serialize/error.h>
 
 namespace ferry::detail::mpi {
 namespace {

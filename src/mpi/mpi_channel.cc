@@ -5,9 +5,9 @@
 #include <cstring>
 #include <thread>
 
-#include "executor/message_io.h"
-#include "serialize/error.h"
-#include "serialize/internal/large_buffers.h"
+#include "executor/wire/message_io.h"
+#include <serialize/error.h>
+#include <serialize/internal/large_buffers.h>
 
 namespace ferry::detail::mpi {
 namespace {

@@ -27,7 +27,7 @@
 #include <vector>
 
 namespace ferry::detail {
-class message_body;  // ../executor/message_io.h
+class message_body;  // ../executor/wire/message_io.h
 }
 
 namespace ferry::detail::mpi {

@@ -5,16 +5,16 @@
 #include <chrono>
 #include <thread>
 
-#include "executor/message_io.h"
-#include "executor/protocol.h"
-#include "executor/admission.h"
-#include "executor/errors.h"
-#include "executor/internal/result_items.h"
-#include "executor/task_events.h"
+#include "executor/wire/message_io.h"
+#include "executor/wire/protocol.h"
+#include "executor/core/admission.h"
+#include <executor/errors.h>
+#include <executor/internal/result_items.h>
+#include "executor/core/task_events.h"
 #include "mpi/mpi_job.h"
 #include "mpi/mpi_messages.h"
 #include "mpi/module_shipping.h"
-#include "serialize/module_policy.h"
+#include <serialize/module_policy.h>
 
 namespace ferry::detail {
 namespace {

@@ -25,12 +25,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "executor/internal/submit.h"
-#include "executor/trace_recorder.h"
-#include "executor/mpi_pool.h"
-#include "executor/manager_thread.h"
-#include "executor/task_intake.h"
-#include "executor/task_record.h"
+#include <executor/internal/submit.h>
+#include "executor/core/pool_observation.h"
+#include <executor/mpi_pool.h>
+#include "executor/core/manager_thread.h"
+#include "executor/core/task_intake.h"
+#include "executor/core/task_record.h"
 #include "internal/mutex.h"
 #include "serialize/payload_code.h"
 #include "mpi/agent_rooms.h"

@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "mpi/agent.h"
-#include "executor/mpi_pool.h"
-#include "executor/worker.h"
+#include <executor/mpi_pool.h>
+#include <executor/worker.h>
 #include "mpi/mpi_channel.h"
 #include "mpi/mpi_messages.h"
-#include "serialize/error.h"
+#include <serialize/error.h>
 
 namespace ferry {
 namespace detail::mpi {

@@ -12,12 +12,12 @@
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
 
-#include "executor/errors.h"
-#include "executor/protocol.h"
-#include "executor/task_exception.h"
+#include <executor/errors.h>
+#include "executor/wire/protocol.h"
+#include "executor/wire/task_exception.h"
 #include "mpi/agent_config_fields.h"
-#include "serialize/archive.h"
-#include "serialize/error.h"
+#include <serialize/archive.h>
+#include <serialize/error.h>
 
 namespace ferry::detail::mpi {
 namespace {

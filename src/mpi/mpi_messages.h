@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "executor/events.h"
-#include "executor/policy_snapshot.h"
-#include "executor/pool_options.h"
+#include <executor/events.h>
+#include "executor/core/policy_snapshot.h"
+#include <executor/pool_options.h>
 
 namespace ferry::detail::mpi {
 

@@ -1,7 +1,7 @@
 // Copyright ferry authors.
 //
 // mpi_pool is a handle on an mpi_core (mpi_core.h), which does the work.
-#include "executor/mpi_pool.h"
+#include <executor/mpi_pool.h>
 
 #include "mpi/mpi_core.h"
 

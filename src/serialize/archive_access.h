@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "serialize/archive.h"
+#include <serialize/archive.h>
 
 namespace ferry::detail {
 

@@ -8,10 +8,10 @@
 #include "serialize/crc32c.h"
 #include "serialize/frame_check.h"
 #include "serialize/module_policy_internal.h"
-#include "serialize/dumps.h"
-#include "serialize/error.h"
+#include <serialize/dumps.h>
+#include <serialize/error.h>
 #include "serialize/hmac.h"
-#include "serialize/wire_format.h"
+#include <serialize/wire_format.h>
 
 namespace ferry::detail {
 namespace {

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <optional>
 
-#include "serialize/error.h"
+#include <serialize/error.h>
 
 namespace ferry::detail::elf {
 namespace {

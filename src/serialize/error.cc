@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "serialize/error.h"
+#include <serialize/error.h>
 
 #include <utility>
 

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "serialize/internal/fd_list.h"
+#include <serialize/internal/fd_list.h>
 
 #include <unistd.h>
 

@@ -10,9 +10,9 @@
 #include <sstream>
 #include <string>
 
-#include "serialize/error.h"
-#include "serialize/inspect.h"
-#include "serialize/module_policy.h"
+#include <serialize/error.h>
+#include <serialize/inspect.h>
+#include <serialize/module_policy.h>
 
 int main(int argc, char** argv) {
   if (argc < 2) {

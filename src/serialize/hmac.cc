@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "serialize/error.h"
+#include <serialize/error.h>
 
 namespace ferry::detail {
 namespace {

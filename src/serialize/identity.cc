@@ -2,7 +2,7 @@
 //
 // Coding the identity of code on the wire: module references, registry keys
 // and function addresses (layout in serialize/wire_format.h).
-#include "serialize/internal/identity.h"
+#include <serialize/internal/identity.h>
 
 #include <algorithm>
 #include <cstring>
@@ -23,7 +23,7 @@
 #include "serialize/module.h"
 #include "serialize/module_policy_internal.h"
 #include "serialize/registry.h"
-#include "serialize/error.h"
+#include <serialize/error.h>
 
 namespace ferry::detail {
 namespace {

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "serialize/module.h"
-#include "serialize/archive.h"
-#include "serialize/internal/registry.h"
-#include "serialize/wire_format.h"
+#include <serialize/archive.h>
+#include <serialize/internal/registry.h>
+#include <serialize/wire_format.h>
 
 namespace ferry::detail {
 

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "serialize/inspect.h"
+#include <serialize/inspect.h>
 
 #include "serialize/archive_access.h"
 #include "serialize/demangle.h"
@@ -8,9 +8,9 @@
 #include "serialize/module.h"
 #include "serialize/module_policy_internal.h"
 #include "serialize/registry.h"
-#include "serialize/dumps.h"
-#include "serialize/error.h"
-#include "serialize/wire_format.h"
+#include <serialize/dumps.h>
+#include <serialize/error.h>
+#include <serialize/wire_format.h>
 
 namespace ferry {
 namespace {

@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "serialize/internal/large_buffers.h"
+#include <serialize/internal/large_buffers.h>
 
 #include <sys/mman.h>
 

@@ -10,7 +10,7 @@
 
 #include "serialize/library_loader.h"
 #include "internal/mutex.h"
-#include "serialize/error.h"
+#include <serialize/error.h>
 
 namespace ferry::detail {
 namespace {

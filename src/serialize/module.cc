@@ -17,8 +17,8 @@
 #include "serialize/library_loader.h"
 #include "serialize/loaded_modules_linux.h"
 #include "serialize/module_policy_internal.h"
-#include "serialize/module_policy.h"
-#include "serialize/error.h"
+#include <serialize/module_policy.h>
+#include <serialize/error.h>
 
 namespace ferry::detail {
 namespace {

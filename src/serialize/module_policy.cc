@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "serialize/module_policy.h"
+#include <serialize/module_policy.h>
 
 #include <algorithm>
 #include <system_error>
@@ -7,7 +7,7 @@
 #include "internal/mutex.h"
 #include "serialize/fork_guard.h"
 #include "serialize/module_policy_internal.h"
-#include "serialize/error.h"
+#include <serialize/error.h>
 
 namespace ferry {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "serialize/signing_key.h"
+#include <serialize/signing_key.h>
 
 namespace ferry::detail {
 

@@ -4,12 +4,12 @@
 #include "serialize/archive_access.h"
 #include "serialize/demangle.h"
 #include "serialize/registry.h"
-#include "serialize/error.h"
+#include <serialize/error.h>
 #include "serialize/elf_file.h"
 #include "serialize/identity.h"
 #include "serialize/loaded_modules_linux.h"
 #include "serialize/module.h"
-#include "serialize/internal/identity.h"
+#include <serialize/internal/identity.h>
 
 namespace ferry::detail {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "internal/export.h"
-#include "serialize/archive.h"
-#include "serialize/internal/registry.h"
+#include <serialize/archive.h>
+#include <serialize/internal/registry.h>
 
 namespace ferry::detail {
 

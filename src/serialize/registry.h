@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "serialize/internal/registry.h"
+#include <serialize/internal/registry.h>
 
 namespace ferry::detail {
 

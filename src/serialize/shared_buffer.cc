@@ -1,5 +1,5 @@
 // Copyright ferry authors.
-#include "serialize/shared_buffer.h"
+#include <serialize/shared_buffer.h>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -12,8 +12,8 @@
 #include <string>
 
 #include "serialize/archive_access.h"
-#include "serialize/error.h"
-#include "serialize/internal/fd_list.h"
+#include <serialize/error.h>
+#include <serialize/internal/fd_list.h>
 
 namespace ferry {
 

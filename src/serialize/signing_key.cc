@@ -1,12 +1,12 @@
 // Copyright ferry authors.
-#include "serialize/signing_key.h"
+#include <serialize/signing_key.h>
 
 #include <sys/random.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include "serialize/error.h"
+#include <serialize/error.h>
 
 namespace ferry {
 

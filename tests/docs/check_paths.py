@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Docs name only files that exist, and docs/design.md's file table is the
-tree: it lists every file under src/ and include/, and nothing else.
+tree: a row for every folder under src/ and include/ that holds files, and
+for nothing else.
 
 A path is a code span in README.md or docs/ that starts with one of the
 repository's top-level directories (src/, include/, tests/, ...) or is a
 top-level file; `a/b.{h,cc}` names both. In the table's first column a
-name without a directory is in the directory of the path before it, and
-one that starts with a dot (`.cc`) shares that path's stem.
+folder ends with a slash.
 
   check_paths.py ROOT [PAGE...]   (default pages: README.md and docs/**/*.md)
 """
@@ -48,24 +48,22 @@ for page in pages:
 
 design = root / "docs" / "design.md"
 if design in pages:
-    lines = design.read_text().split("\n")
+    # The Files table has a row per folder: each folder under src/ and
+    # include/ that holds files has its row, and a row names only folders
+    # that exist.
     listed = set()
     in_files = False
-    for line in lines:
+    for line in design.read_text().split("\n"):
         if line.startswith("## "):
             in_files = line == "## Files"
-        if not in_files or not line.startswith("| `"):
-            continue
-        directory = stem = None
-        for tok in re.findall(r"`([^`]+)`", line.split("|")[1]):
-            path = tok if "/" in tok else (stem + tok if tok.startswith(".") else f"{directory}/{tok}")
-            directory, stem = path.rsplit("/", 1)[0], path.rsplit(".", 1)[0]
-            listed.add(path)
-    tree = {str(p.relative_to(root)) for d in ("src", "include") for p in (root / d).rglob("*") if p.is_file()}
-    for path in sorted(tree - listed):
-        problems.append(f"docs/design.md: the file table lacks {path}")
-    for path in sorted(listed - tree):
-        problems.append(f"docs/design.md: the file table lists {path}, which is not under src/ or include/")
+        if in_files and line.startswith("| `"):
+            listed.update(t for t in re.findall(r"`([^`]+)`", line.split("|")[1]) if t.endswith("/"))
+    tree = {str(p.parent.relative_to(root)) + "/" for d in ("src", "include")
+            for p in (root / d).rglob("*") if p.is_file()}
+    for folder in sorted(tree - listed):
+        problems.append(f"docs/design.md: the file table has no row for {folder}")
+    for folder in sorted(listed - tree):
+        problems.append(f"docs/design.md: the file table has a row for {folder}, which holds no file under src/ or include/")
 
 for p in problems:
     print(p)

@@ -13,7 +13,7 @@
 
 #include <executor/executor.h>
 
-#include "executor/local_pool.h"
+#include "executor/core/local_pool.h"
 #include "test_harness.h"
 #include "test_tasks.h"
 

@@ -1,7 +1,7 @@
 // Copyright ferry authors.
 //
-// The automatic chunk size of a map (src/executor/chunk_rule.h).
-#include "executor/chunk_rule.h"
+// The automatic chunk size of a map (src/executor/maps/chunk_rule.h).
+#include "executor/maps/chunk_rule.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // Copyright ferry authors.
 //
-// Reading a crash record (src/executor/crash_report.h): one made by hand is
+// Reading a crash record (src/executor/pool/crash_report.h): one made by hand is
 // symbolized with the module's ELF symbols; every cut of it, and lengths
 // that lie, are refused, never read past.
-#include "executor/crash_report.h"
+#include "executor/pool/crash_report.h"
 
 #include <gtest/gtest.h>
 

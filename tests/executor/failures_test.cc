@@ -81,7 +81,7 @@ TEST_F(Failures, CrashesFailOnlyTheirTask) {
 
 // A worker that dies by a crash's signal writes a report first: the
 // signal, the address, its stack, which the pool symbolizes with the
-// modules' symbols (src/executor/crash_report.h). SIGKILL gives none.
+// modules' symbols (src/executor/pool/crash_report.h). SIGKILL gives none.
 TEST_F(Failures, ACrashReportGivesTheSignalTheAddressAndTheTasksStack) {
 #ifdef FERRY_UNDER_SANITIZER
   GTEST_SKIP() << "under a sanitizer the null write is reported, and the worker ended, by the sanitizer";

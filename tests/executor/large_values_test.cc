@@ -2,7 +2,7 @@
 //
 // Large arguments and results by value through a process pool: their
 // bodies travel in shared memory that each connection reuses
-// (src/executor/reusable_memory_linux.h). Every value keeps its own bytes
+// (src/executor/wire/reusable_memory_linux.h). Every value keeps its own bytes
 // whether its memory is reused or not, also when results are held, and a
 // worker dying with a large argument fails only its task.
 // Run once per start method (FERRY_TEST_START), and again at -O0.

@@ -4,7 +4,7 @@
 // chunk source that makes states the test finishes, no pool. The order in
 // which chunks are handed out, how many are out at once, the chunk size
 // asked for, and what an early end or a timeout cancels.
-#include "executor/internal/map_window.h"
+#include <executor/internal/map_window.h>
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "executor/errors.h"
+#include <executor/errors.h>
 
 namespace ferry::detail {
 namespace {

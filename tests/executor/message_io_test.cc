@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "executor/message_io.h"
-#include "executor/shared_memory_linux.h"
+#include "executor/wire/message_io.h"
+#include "executor/wire/shared_memory_linux.h"
 #include "socket_test_util.h"
 
 using ferry::detail::authentication_failure;

@@ -11,7 +11,7 @@
 
 #include <executor/executor.h>
 
-#include "executor/cpu_quota_linux.h"
+#include "executor/front/cpu_quota_linux.h"
 
 TEST(StartMethod, FromString) {
   EXPECT_EQ(ferry::start_method_from_string("spawn"), ferry::start_method::spawn);

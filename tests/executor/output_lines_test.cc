@@ -1,7 +1,7 @@
 // Copyright ferry authors.
 //
-// Cutting a worker's output into lines (src/executor/output_lines.h).
-#include "executor/output_lines.h"
+// Cutting a worker's output into lines (src/executor/observe/output_lines.h).
+#include "executor/observe/output_lines.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // Copyright ferry authors.
 //
-// The progress bar's line (src/executor/progress_line.h); the bar on a real
+// The progress bar's line (src/executor/observe/progress_line.h); the bar on a real
 // pseudo-terminal is tests/executor/progress_bar_test.py.
-#include "executor/progress_line.h"
+#include "executor/observe/progress_line.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -2,7 +2,7 @@
 //
 // Every executor message kind written and read back by protocol.{h,cc}, and
 // every cut of its bytes refused with a typed error.
-#include "executor/protocol.h"
+#include "executor/wire/protocol.h"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 
 #include <executor/executor.h>
 
-#include "executor/message_io.h"
+#include "executor/wire/message_io.h"
 
 namespace protocol = ferry::detail::protocol;
 

@@ -1,7 +1,7 @@
 // Copyright ferry authors.
 //
 // Large bodies in shared memory reused from message to message
-// (src/executor/reusable_memory_linux.h): when a file is reused, when it is
+// (src/executor/wire/reusable_memory_linux.h): when a file is reused, when it is
 // not, what a receiver refuses, and that nothing stays open.
 #include <dirent.h>
 #include <fcntl.h>
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "executor/message_io.h"
-#include "executor/shared_memory_linux.h"
+#include "executor/wire/message_io.h"
+#include "executor/wire/shared_memory_linux.h"
 #include "socket_test_util.h"
 
 using ferry::detail::message;

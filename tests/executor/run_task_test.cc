@@ -2,7 +2,7 @@
 //
 // The worker's handling of task messages (run_task), on the internal code
 // itself. Regressions found by tests/fuzz/fuzz_worker live here too.
-#include "executor/run_task.h"
+#include "executor/worker/run_task.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include <executor/executor.h>
 
-#include "executor/protocol.h"
+#include "executor/wire/protocol.h"
 
 namespace protocol = ferry::detail::protocol;
 

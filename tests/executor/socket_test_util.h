@@ -13,7 +13,7 @@
 
 #include <cstring>
 
-#include "executor/protocol.h"
+#include "executor/wire/protocol.h"
 
 namespace ferry_test {
 

@@ -1,8 +1,8 @@
 // Copyright ferry authors.
 //
 // When a pool starts a worker again after starts failed, and when it gives
-// up and fails its queue (src/executor/start_retry.h).
-#include "executor/start_retry.h"
+// up and fails its queue (src/executor/pool/start_retry.h).
+#include "executor/pool/start_retry.h"
 
 #include <gtest/gtest.h>
 

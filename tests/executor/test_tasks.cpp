@@ -20,7 +20,7 @@
 
 #include <executor/executor.h>
 
-#include "executor/protocol.h"
+#include "executor/wire/protocol.h"
 
 namespace test_tasks {
 namespace {

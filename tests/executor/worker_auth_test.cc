@@ -27,9 +27,9 @@
 #include <executor/executor.h>
 
 #include "../child_output.h"
-#include "executor/message_io.h"
-#include "executor/protocol.h"
-#include "executor/worker_loop.h"
+#include "executor/wire/message_io.h"
+#include "executor/wire/protocol.h"
+#include "executor/worker/worker_loop.h"
 
 namespace protocol = ferry::detail::protocol;
 using ferry::detail::channel_auth;

@@ -1,9 +1,9 @@
 // Copyright ferry authors.
 //
-// Why a worker ended (src/executor/worker_exit.h), one cause per test: what
+// Why a worker ended (src/executor/pool/worker_exit.h), one cause per test: what
 // its running task fails with, and why a worker that was starting could not
 // start and whether the next start would fail the same way.
-#include "executor/worker_exit.h"
+#include "executor/pool/worker_exit.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -13,7 +13,7 @@
 
 #include <executor/errors.h>
 
-#include "executor/protocol.h"
+#include "executor/wire/protocol.h"
 
 namespace {
 

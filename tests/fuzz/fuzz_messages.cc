@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "executor/message_io.h"
+#include "executor/wire/message_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0 || size > 60000) return 0;  // within one socket buffer

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "mpi/mpi_messages.h"
-#include "serialize/error.h"
+#include <serialize/error.h>
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include <executor/executor.h>
 
-#include "executor/run_task.h"
+#include "executor/worker/run_task.h"
 
 namespace {
 

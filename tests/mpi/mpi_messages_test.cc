@@ -14,9 +14,9 @@
 #include <set>
 #include <string>
 
-#include "executor/errors.h"
+#include <executor/errors.h>
 #include "mpi/agent_config_fields.h"
-#include "serialize/error.h"
+#include <serialize/error.h>
 
 namespace ferry::detail::mpi {
 namespace {

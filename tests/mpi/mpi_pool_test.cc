@@ -82,7 +82,7 @@ TEST(MpiPool, RunsEveryClosureRouteOnTheAgentsWorkers) {
   EXPECT_EQ(get_within(wrapped_pointer), 21);
 }
 
-// The same admission rule as process_pool's (src/executor/admission.h):
+// The same admission rule as process_pool's (src/executor/core/admission.h):
 // plugin workers cannot load the main executable, so such a task fails at
 // submit with not_shippable_error and is never sent.
 TEST(MpiPool, MainExecutableCodeUnderPluginIsRefusedAtSubmitAsByTheProcessPool) {

@@ -38,7 +38,7 @@ problems = []
 for arg in sys.argv[2:]:
     name, lib = arg.split("=", 1)
     public = declared(public_texts, public_macro[name])
-    headers = sorted(h for h in (root / internal_dir[name]).glob("*.h")
+    headers = sorted(h for h in (root / internal_dir[name]).rglob("*.h")
                      if "FERRY_INTERNAL_EXPORT" in h.read_text())
     for h in headers:
         print(f"{name}: exported for ferry's own libraries: {h.relative_to(root)}")

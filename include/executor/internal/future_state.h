@@ -17,12 +17,12 @@
 
 namespace ferry::detail {
 
-// A finished task's result as received (src/executor/message_io.h).
+// A finished task's result as received (src/executor/wire/message_io.h).
 class message_body;
 
 // The untyped state shared by a future and the pool. Only
 // make_future_state() makes one: its data and lock live in the library
-// (src/executor/future_state.cc), where the compiler checks the locking,
+// (src/executor/front/future_state.cc), where the compiler checks the locking,
 // and not in this header.
 class FERRY_EXECUTOR_EXPORT future_state {
  public:

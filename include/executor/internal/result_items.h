@@ -1,6 +1,6 @@
 // Copyright ferry authors. Internal: reading a finished task's result, for
 // the templates of future.h and process_pool.h. The layout belongs to
-// src/executor/protocol.h; this header only hands its pieces to typed code.
+// src/executor/wire/protocol.h; this header only hands its pieces to typed code.
 #ifndef FERRY_EXECUTOR_INTERNAL_RESULT_ITEMS_H_
 #define FERRY_EXECUTOR_INTERNAL_RESULT_ITEMS_H_
 

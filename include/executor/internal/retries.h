@@ -1,6 +1,6 @@
 // Copyright ferry authors. Internal: a task submitted with task_options,
 // for pool_front.h. The template part encodes and queues one attempt; the
-// library (src/executor/retries.cc) decides, as each attempt ends, whether
+// library (src/executor/front/retries.cc) decides, as each attempt ends, whether
 // to send another, and what the task's future finally holds. The same for
 // both pools, as it sits above their queues.
 #ifndef FERRY_EXECUTOR_INTERNAL_RETRIES_H_

@@ -1,5 +1,5 @@
 // Copyright ferry authors. Internal: how process_pool's templates hand a
-// task to the pool. The message layout belongs to src/executor/protocol.h;
+// task to the pool. The message layout belongs to src/executor/wire/protocol.h;
 // the templates only write the parts whose types they know.
 #ifndef FERRY_EXECUTOR_INTERNAL_SUBMIT_H_
 #define FERRY_EXECUTOR_INTERNAL_SUBMIT_H_

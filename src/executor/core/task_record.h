@@ -1,0 +1,39 @@
+// Copyright ferry authors. Internal: a task as both pools hold it, from
+// submit until it ends: pool_core's queue and worker slots (pool_task
+// adds its shared buffers' descriptors) and mpi_core's queue and agents
+// (its task adds the modules to ship). What the pools' events say of a task
+// comes from here (task_events.h).
+#ifndef FERRY_SRC_EXECUTOR_CORE_TASK_RECORD_H_
+#define FERRY_SRC_EXECUTOR_CORE_TASK_RECORD_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <executor/internal/future_state.h>
+#include "executor/core/task_events.h"
+
+namespace ferry::detail {
+
+struct task_record {
+  std::uint64_t id = 0;
+  std::string body;  // its message body, kept until it runs, while it may be sent elsewhere
+  std::shared_ptr<future_state> state;
+  std::optional<std::chrono::milliseconds> timeout;  // its own; else the pool's
+  std::uint32_t items = 1;  // inputs: a map's chunk has several
+  std::string name;         // task_options::name
+  std::chrono::steady_clock::time_point running_since{};  // when a worker began it (an agent was sent it)
+
+  // For its events: on `worker` (its pid; 0 on mpi_pool) and `host`
+  // (mpi_pool's).
+  task_facts facts(int worker = 0, std::string_view host = {}) const {
+    return {.id = id, .items = items, .name = name, .worker = worker, .host = host, .running_since = running_since};
+  }
+};
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_EXECUTOR_CORE_TASK_RECORD_H_

@@ -1,0 +1,233 @@
+// Copyright ferry authors.
+#include <executor/internal/future_state.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <thread>
+#include <vector>
+
+#include "executor/front/continuation_thread.h"
+#include <executor/errors.h>
+#include "internal/mutex.h"
+
+namespace ferry::detail {
+
+namespace {
+
+// How long a wait yields before it blocks. A small task's result often
+// arrives within tens of microseconds (docs/performance.md), about what
+// waking a blocked thread on another CPU costs on a small virtual machine;
+// a longer wait pays this, then the wake-up.
+constexpr std::chrono::microseconds spin_before_blocking{50};
+
+enum class phase { pending, running, finished };
+
+class shared_state final : public future_state {
+ public:
+  mutable mutex mu;
+  mutable std::condition_variable cv;
+  phase now ABSL_GUARDED_BY(mu) = phase::pending;
+  std::shared_ptr<const message_body> result ABSL_GUARDED_BY(mu);
+  std::exception_ptr error ABSL_GUARDED_BY(mu);
+  std::shared_ptr<const void> local ABSL_GUARDED_BY(mu);
+  std::vector<std::function<void()>> callbacks ABSL_GUARDED_BY(mu);
+};
+
+shared_state& data(future_state& s) { return static_cast<shared_state&>(s); }
+const shared_state& data(const future_state& s) { return static_cast<const shared_state&>(s); }
+
+// Marks s finished; returns its callbacks, which the caller runs once it has
+// let go of the lock: they may take other locks, or this one again through
+// the future.
+std::vector<std::function<void()>> complete(shared_state& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+  s.now = phase::finished;
+  s.cv.notify_all();
+  return std::move(s.callbacks);
+}
+
+// Yields until s is finished or the spin window or deadline passes;
+// whether it finished.
+bool spin_until(const future_state& s, std::chrono::steady_clock::time_point deadline) {
+  const auto until = std::min(deadline, std::chrono::steady_clock::now() + spin_before_blocking);
+  while (std::chrono::steady_clock::now() < until) {
+    if (s.ready()) return true;
+    std::this_thread::yield();
+  }
+  return false;
+}
+
+}  // namespace
+
+std::shared_ptr<future_state> make_future_state() { return std::make_shared<shared_state>(); }
+
+std::shared_ptr<const void> void_value() {
+  static const auto value = std::make_shared<const char>('\0');
+  return value;
+}
+
+bool future_state::start() {
+  shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  if (s.now != phase::pending) return false;
+  s.now = phase::running;
+  return true;
+}
+
+bool future_state::cancel() {
+  shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  if (s.now != phase::pending) return false;
+  s.error = std::make_exception_ptr(cancelled_error());
+  const auto callbacks = complete(s);
+  lock.unlock();
+  for (const auto& cb : callbacks) cb();
+  return true;
+}
+
+void future_state::finish(std::shared_ptr<const message_body> result) {
+  shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  if (s.now == phase::finished) return;
+  s.result = std::move(result);
+  const auto callbacks = complete(s);
+  lock.unlock();
+  for (const auto& cb : callbacks) cb();
+}
+
+void future_state::finish_local(std::shared_ptr<const void> value) {
+  shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  if (s.now == phase::finished) return;
+  s.local = std::move(value);
+  const auto callbacks = complete(s);
+  lock.unlock();
+  for (const auto& cb : callbacks) cb();
+}
+
+void future_state::fail(std::exception_ptr error) {
+  shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  if (s.now == phase::finished) return;
+  s.error = std::move(error);
+  const auto callbacks = complete(s);
+  lock.unlock();
+  for (const auto& cb : callbacks) cb();
+}
+
+namespace {
+
+// On the continuation thread: runs continuations until s is finished or the
+// deadline passes; whether it finished.
+bool help_until(const future_state& s, std::chrono::steady_clock::time_point deadline) {
+  constexpr std::chrono::milliseconds nap{1};  // when none is queued: a pool may finish s
+  while (!s.ready()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    if (!run_one_continuation())
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(nap, deadline - now));
+  }
+  return true;
+}
+
+}  // namespace
+
+void future_state::wait() const {
+  if (on_continuation_thread()) {
+    help_until(*this, std::chrono::steady_clock::time_point::max());
+    return;
+  }
+  if (spin_until(*this, std::chrono::steady_clock::time_point::max())) return;
+  const shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  while (s.now != phase::finished) s.cv.wait(lock.native());
+}
+
+bool future_state::wait_until(std::chrono::steady_clock::time_point deadline) const {
+  if (on_continuation_thread()) return help_until(*this, deadline);
+  if (spin_until(*this, deadline)) return true;
+  const shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  while (s.now != phase::finished)
+    if (s.cv.wait_until(lock.native(), deadline) == std::cv_status::timeout) return s.now == phase::finished;
+  return true;
+}
+
+bool future_state::ready() const {
+  const shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  return s.now == phase::finished;
+}
+
+void future_state::on_done(std::function<void()> cb) {
+  shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  if (s.now != phase::finished) {
+    s.callbacks.push_back(std::move(cb));
+    return;
+  }
+  lock.unlock();
+  cb();
+}
+
+std::exception_ptr future_state::error() const {
+  const shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  return s.error;
+}
+
+std::shared_ptr<const message_body> future_state::result() const {
+  const shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  return s.result;
+}
+
+std::shared_ptr<const void> future_state::local_value() const {
+  const shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  return s.local;
+}
+
+namespace {
+
+class index_queue final : public finish_queue {
+ public:
+  mutex mu;
+  std::condition_variable cv;
+  std::deque<std::size_t> finished ABSL_GUARDED_BY(mu);
+};
+
+index_queue& data(finish_queue& q) { return static_cast<index_queue&>(q); }
+
+}  // namespace
+
+std::shared_ptr<finish_queue> make_finish_queue() { return std::make_shared<index_queue>(); }
+
+void finish_queue::push(std::size_t index) {
+  index_queue& q = data(*this);
+  mutex_lock lock(q.mu);
+  q.finished.push_back(index);
+  q.cv.notify_all();
+}
+
+std::size_t finish_queue::pop() {
+  index_queue& q = data(*this);
+  mutex_lock lock(q.mu);
+  while (q.finished.empty()) q.cv.wait(lock.native());
+  const std::size_t index = q.finished.front();
+  q.finished.pop_front();
+  return index;
+}
+
+std::optional<std::size_t> finish_queue::pop_until(std::chrono::steady_clock::time_point deadline) {
+  index_queue& q = data(*this);
+  mutex_lock lock(q.mu);
+  while (q.finished.empty())
+    if (q.cv.wait_until(lock.native(), deadline) == std::cv_status::timeout && q.finished.empty())
+      return std::nullopt;
+  const std::size_t index = q.finished.front();
+  q.finished.pop_front();
+  return index;
+}
+
+}  // namespace ferry::detail

@@ -1,0 +1,25 @@
+// Copyright ferry authors.
+//
+// process_pool is a handle on a pool_core (pool_core.h), which does the work.
+#include <executor/process_pool.h>
+
+#include "executor/pool/pool_core.h"
+
+namespace ferry {
+
+process_pool::process_pool(pool_options options)
+    : process_pool(std::make_shared<detail::pool_core>(std::move(options))) {}
+process_pool::process_pool(std::shared_ptr<detail::pool_core> core)
+    : pool_front(core), core_(std::move(core)) {}
+process_pool::~process_pool() = default;
+process_pool::process_pool(const process_pool&) = default;
+process_pool& process_pool::operator=(const process_pool&) = default;
+process_pool::process_pool(process_pool&&) noexcept = default;
+process_pool& process_pool::operator=(process_pool&&) noexcept = default;
+
+std::size_t process_pool::max_workers() const { return core_->max_workers(); }
+void process_pool::resize(std::size_t max_workers) { core_->resize(max_workers); }
+std::vector<int> process_pool::worker_pids() const { return core_->worker_pids(); }
+const pool_options& process_pool::options() const { return core_->options(); }
+
+}  // namespace ferry

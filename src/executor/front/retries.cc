@@ -1,0 +1,134 @@
+// Copyright ferry authors.
+#include <executor/internal/retries.h>
+
+#include <atomic>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <executor/errors.h>
+#include <executor/internal/continuation.h>
+#include <executor/internal/result_items.h>
+#include "executor/core/task_events.h"
+
+namespace ferry::detail {
+namespace {
+
+// One task across its attempts. Each attempt's end is handled on the
+// continuation thread, after the previous one's (an attempt is sent only
+// from that handler), so the members are never used by two threads at
+// once; but `current`, which a cancel reads from any thread. Never on a
+// pool's manager thread: dropping `queue` there could destroy the pool from
+// its own thread.
+struct attempts {
+  std::shared_ptr<task_queue> queue;  // null once the last attempt ended
+  send_attempt send;
+  std::shared_ptr<future_state> out = make_future_state();
+  std::atomic<std::shared_ptr<future_state>> current;
+  unsigned left = 0;
+  bool on_exception = false;
+  std::string name;
+  std::vector<std::string> earlier;  // how each attempt before `current` ended
+};
+
+void watch(const std::shared_ptr<attempts>& a);
+
+// What a finished attempt's task threw, if it threw and that is to be
+// retried; "" otherwise.
+std::string thrown(const future_state& task) {
+  try {
+    item_value(result_items(task, 1).front());
+  } catch (const std::exception& e) {
+    return std::string("threw: ") + e.what();
+  } catch (...) {
+    return "threw an exception that is not a std::exception";
+  }
+  return {};
+}
+
+// The task's final error: the pool's own errors name the task and the
+// attempts before it.
+std::exception_ptr final_error(const attempts& a, std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const worker_died_error& d) {
+    if (!a.earlier.empty() || !a.name.empty())
+      return std::make_exception_ptr(worker_died_error(d.pid(), d.cause(), a.earlier, a.name, d.crash()));
+  } catch (const task_timeout_error& t) {
+    if (!a.name.empty()) return std::make_exception_ptr(task_timeout_error("task '" + a.name + "': " + t.what()));
+  } catch (...) {
+  }
+  return e;
+}
+
+void send_again(const std::shared_ptr<attempts>& a) {
+  run_continuation([a] {
+    try {
+      a->current.store(a->send(*a->queue));
+    } catch (...) {  // the pool was shut down meanwhile
+      a->queue.reset();
+      a->out->fail(std::current_exception());
+      return;
+    }
+    watch(a);
+  });
+}
+
+void attempt_ended(const std::shared_ptr<attempts>& a) {
+  const std::shared_ptr<future_state> task = a->current.load();
+  if (a->out->ready()) {  // cancelled: its result is dropped
+    a->queue.reset();
+    return;
+  }
+  const std::exception_ptr e = task->error();
+  std::string ended;
+  if (e) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const worker_died_error& d) {
+      ended = "worker " + std::to_string(d.pid()) + " " + d.cause();
+    } catch (...) {
+    }
+  } else if (a->on_exception && has_exception(*task)) {
+    ended = thrown(*task);
+  }
+  if (!ended.empty() && a->left > 0) {
+    --a->left;
+    tell_task(a->queue->observer(), task_event::kind::retried, {.name = a->name}, 0, ended);
+    a->earlier.push_back(std::move(ended));
+    send_again(a);
+    return;
+  }
+  a->queue.reset();  // before the future finishes: its user may then drop the pool
+  if (e)
+    a->out->fail(final_error(*a, e));
+  else
+    a->out->finish(task->result());
+}
+
+void watch(const std::shared_ptr<attempts>& a) {
+  a->current.load()->on_done([a] { run_continuation([a] { attempt_ended(a); }); });
+}
+
+}  // namespace
+
+std::shared_ptr<future_state> run_with_retries(std::shared_ptr<task_queue> queue, send_attempt send,
+                                               const task_options& options, unsigned retries) {
+  auto a = std::make_shared<attempts>();
+  a->send = std::move(send);
+  a->left = retries;
+  a->on_exception = options.retry_on_exception;
+  a->name = options.name;
+  a->current.store(a->send(*queue));
+  a->queue = std::move(queue);
+  // Cancelling the task's future cancels the attempt waiting in the queue.
+  std::weak_ptr<attempts> weak = a;
+  a->out->on_done([weak] {
+    if (auto held = weak.lock())
+      if (auto current = held->current.load()) current->cancel();
+  });
+  watch(a);
+  return a->out;
+}
+
+}  // namespace ferry::detail

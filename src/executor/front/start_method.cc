@@ -1,0 +1,31 @@
+// Copyright ferry authors.
+#include <executor/start_method.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace ferry {
+
+const char* to_string(start_method method) noexcept {
+  switch (method) {
+    case start_method::spawn: return "spawn";
+    case start_method::fork: return "fork";
+    case start_method::plugin: return "plugin";
+  }
+  return "unknown";
+}
+
+start_method start_method_from_string(std::string_view name) {
+  for (start_method m : {start_method::spawn, start_method::fork, start_method::plugin})
+    if (name == to_string(m)) return m;
+  throw std::invalid_argument("ferry: unknown start method '" + std::string(name) +
+                              "'; the valid names are spawn, fork and plugin");
+}
+
+start_method start_method_from_env(start_method fallback) {
+  const char* name = std::getenv("FERRY_START_METHOD");
+  return name == nullptr || *name == '\0' ? fallback : start_method_from_string(name);
+}
+
+}  // namespace ferry

@@ -1,0 +1,194 @@
+// Copyright ferry authors.
+#include "executor/pool/launcher.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
+
+#include "executor/pool/process_linux.h"
+#include "executor/wire/protocol.h"
+#include "executor/worker/worker_loop.h"
+#include "internal/unique_fd.h"
+
+extern char** environ;
+
+namespace ferry::detail {
+namespace {
+
+[[noreturn]] void fail(const std::string& what) {
+  // A program that cannot be run stays so; being out of processes, memory
+  // or descriptors may pass.
+  const bool lasting = errno == ENOENT || errno == EACCES || errno == ENOEXEC || errno == ENOTDIR ||
+                       errno == ELOOP || errno == ENAMETOOLONG;
+  throw launch_error("ferry: cannot start a worker: " + what + ": " + std::strerror(errno), lasting);
+}
+
+// Whether an environment entry "NAME=value" sets the variable `name`.
+bool sets(std::string_view entry, std::string_view name) {
+  return entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=';
+}
+
+pid_t spawn_program(const std::string& program, int child_socket, int child_crash, int child_out,
+                    int child_err, const std::vector<std::string>& unset_env) {
+  constexpr int child_fd = protocol::worker_fd;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (child_socket == child_fd) {
+    ::fcntl(child_socket, F_SETFD, 0);  // dup2 onto itself would keep close-on-exec
+  } else {
+    posix_spawn_file_actions_adddup2(&actions, child_socket, child_fd);
+  }
+  if (child_crash == protocol::crash_fd) {
+    ::fcntl(child_crash, F_SETFD, 0);
+  } else {
+    posix_spawn_file_actions_adddup2(&actions, child_crash, protocol::crash_fd);
+  }
+  if (child_out >= 0) posix_spawn_file_actions_adddup2(&actions, child_out, STDOUT_FILENO);
+  if (child_err >= 0) posix_spawn_file_actions_adddup2(&actions, child_err, STDERR_FILENO);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!sets(*e, protocol::worker_fd_variable) && !sets(*e, protocol::parent_pid_variable) &&
+        !sets(*e, protocol::crash_fd_variable) && !is_unset(*e, unset_env))
+      env_strings.emplace_back(*e);
+  }
+  env_strings.push_back(std::string(protocol::worker_fd_variable) + "=" + std::to_string(child_fd));
+  env_strings.push_back(std::string(protocol::parent_pid_variable) + "=" + std::to_string(::getpid()));
+  env_strings.push_back(std::string(protocol::crash_fd_variable) + "=" + std::to_string(protocol::crash_fd));
+  std::vector<char*> envp;
+  for (std::string& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string arg0 = program;
+  std::string arg1 = "--ferry-worker";
+  char* argv[] = {arg0.data(), arg1.data(), nullptr};
+  pid_t pid = 0;
+  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    errno = rc;
+    fail("posix_spawn of '" + program + "'");
+  }
+  return pid;
+}
+
+// Removes from this process's environment what unset_env names.
+void unset_variables(const std::vector<std::string>& unset_env) {
+  std::vector<std::string> names;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!is_unset(*e, unset_env)) continue;
+    const std::string_view entry(*e);
+    names.emplace_back(entry.substr(0, entry.find('=')));
+  }
+  for (const std::string& name : names) ::unsetenv(name.c_str());
+}
+
+}  // namespace
+
+bool is_unset(std::string_view entry, const std::vector<std::string>& unset_env) {
+  const std::string_view name = entry.substr(0, entry.find('='));
+  for (const std::string& pattern : unset_env) {
+    if (!pattern.empty() && pattern.back() == '*') {
+      if (name.starts_with(std::string_view(pattern).substr(0, pattern.size() - 1))) return true;
+    } else if (name == pattern) {
+      return true;
+    }
+  }
+  return false;
+}
+
+launch_error::launch_error(const std::string& message, bool lasting)
+    : worker_start_error(message), lasting_(lasting) {}
+launch_error::~launch_error() = default;
+
+namespace {
+
+// A socket pair or pipe, close-on-exec, each end owned; throws launch_error.
+fd_pair socket_pair() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) fail("socketpair");
+  return {unique_fd(fds[0]), unique_fd(fds[1])};
+}
+fd_pair pipe_pair() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) fail("pipe2");
+  return {unique_fd(fds[0]), unique_fd(fds[1])};
+}
+
+}  // namespace
+
+launched_worker launch_worker(start_method method, const std::string& program,
+                              const std::vector<std::string>& unset_env,
+                              const std::vector<int>& close_in_child, bool capture_output) {
+  // first: the pool's end; second: the worker's. Whatever throws below
+  // closes them all.
+  fd_pair socket = socket_pair(), crash = pipe_pair(), out, err;
+  if (capture_output) {
+    out = pipe_pair();
+    err = pipe_pair();
+  }
+  pid_t pid = 0;
+  if (method == start_method::fork) {
+    // Unwritten stdio output would otherwise be written twice: once by this
+    // process, once by the child when it exits.
+    std::fflush(nullptr);
+    pid = ::fork();
+    if (pid < 0) fail("fork");
+    if (pid == 0) {
+      if (capture_output) {
+        ::dup2(out.second.get(), STDOUT_FILENO);
+        ::dup2(err.second.get(), STDERR_FILENO);
+        for (fd_pair* p : {&out, &err}) {
+          p->first.reset();
+          p->second.reset();
+        }
+      }
+      socket.first.reset();
+      crash.first.reset();
+      for (int fd : close_in_child) ::close(fd);
+      unset_variables(unset_env);
+      serve(socket.second.get(), crash.second.get());
+    }
+  } else {
+    pid = spawn_program(program, socket.second.get(), crash.second.get(), out.second.get(), err.second.get(),
+                        unset_env);
+  }
+  for (fd_pair* p : {&socket, &crash, &out, &err}) p->second.reset();  // the worker's now
+  unique_fd pidfd(open_exit_fd(pid, crash.first.get()));
+  if (!pidfd) {
+    const int e = errno;
+    ::kill(pid, SIGKILL);
+    errno = e;
+    fail("pidfd_open");  // or, without it, dup of the crash pipe
+  }
+  for (fd_pair* p : {&socket, &crash, &out, &err})
+    if (p->first) ::fcntl(p->first.get(), F_SETFL, ::fcntl(p->first.get(), F_GETFL) | O_NONBLOCK);
+  return {pid, socket.first.release(), pidfd.release(), crash.first.release(), out.first.release(),
+          err.first.release()};
+}
+
+std::string default_worker_program() {
+  if (const char* env = std::getenv("FERRY_WORKER")) return env;
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<const void*>(&default_worker_program), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    const std::filesystem::path libdir = std::filesystem::path(info.dli_fname).parent_path();
+    // The build tree keeps it beside the library; an installation in libexec.
+    for (const std::filesystem::path& candidate :
+         {libdir / "ferry-worker", libdir / FERRY_WORKER_FROM_LIBDIR}) {
+      if (::faccessat(AT_FDCWD, candidate.c_str(), X_OK, AT_EACCESS) == 0)
+        return candidate.lexically_normal().string();
+    }
+  }
+  return "ferry-worker";
+}
+
+}  // namespace ferry::detail

@@ -1,0 +1,58 @@
+// Copyright ferry authors. Internal: starting worker processes, one function
+// per start method.
+#ifndef FERRY_SRC_EXECUTOR_POOL_LAUNCHER_H_
+#define FERRY_SRC_EXECUTOR_POOL_LAUNCHER_H_
+
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <executor/errors.h>
+#include <executor/start_method.h>
+
+namespace ferry::detail {
+
+// A worker that could not be started; lasting() when trying again cannot
+// help (the program is missing or cannot be executed).
+class launch_error : public worker_start_error {
+ public:
+  launch_error(const std::string& message, bool lasting);
+  ~launch_error() override;
+  bool lasting() const noexcept { return lasting_; }
+
+ private:
+  bool lasting_;
+};
+
+struct launched_worker {
+  pid_t pid;
+  int socket;  // the pool's end, non-blocking, close-on-exec
+  int pidfd;   // readable when the worker exits
+  int crash;   // the read end of its crash pipe (crash_report.h), non-blocking, close-on-exec
+  int out = -1;  // with capture: the read ends of its stdout and stderr, non-blocking, close-on-exec
+  int err = -1;
+};
+
+// Starts a worker. `program` is used by spawn (normally /proc/self/exe) and
+// plugin (the ferry-worker program). The worker's environment lacks the
+// variables `unset_env` names (pool_options::unset_env). A forked child
+// closes `close_in_child` (the pool's other descriptors) before serving.
+// Throws launch_error.
+// With `capture_output`, the worker's stdout and stderr are pipes the pool
+// reads.
+launched_worker launch_worker(start_method method, const std::string& program,
+                              const std::vector<std::string>& unset_env,
+                              const std::vector<int>& close_in_child, bool capture_output = false);
+
+// Whether an environment entry "NAME=value" is one `unset_env` names.
+bool is_unset(std::string_view entry, const std::vector<std::string>& unset_env);
+
+// The ferry-worker program for start_method::plugin when the options name
+// none: $FERRY_WORKER, else ferry-worker beside this library.
+std::string default_worker_program();
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_EXECUTOR_POOL_LAUNCHER_H_

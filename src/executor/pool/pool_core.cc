@@ -1,0 +1,606 @@
+// Copyright ferry authors.
+#include "executor/pool/pool_core.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+
+#include "executor/core/admission.h"
+#include <executor/cpu_count.h>
+#include <executor/errors.h>
+#include <executor/internal/result_items.h>
+#include "executor/pool/launcher.h"
+#include "executor/core/policy_snapshot.h"
+#include "executor/pool/process_linux.h"
+#include <executor/worker.h>
+#include "serialize/hmac.h"
+
+namespace ferry::detail {
+namespace {
+
+// When every worker is busy and the pool is at full size, a worker is sent
+// its next tasks before it answers the current one, so that it starts each
+// as soon as it has written the last result instead of a round trip later
+// (as many as worker_slot::pipeline_depth allows). Only what fits in the
+// socket's buffer without blocking is queued behind a running task (each
+// is kept until it starts, to be sent elsewhere if the worker dies first):
+// a larger message waits for an idle worker.
+constexpr std::size_t max_pipelined_inline = 32 * 1024;
+constexpr std::size_t max_queued_bytes = 64 * 1024;
+
+}  // namespace
+
+std::shared_ptr<local_pool> local_pool::create(pool_options options, std::string initializer_record,
+                                               std::string host) {
+  return std::make_shared<pool_core>(
+      std::move(options), std::move(initializer_record),
+      pool_role{.loop = pool_driver::caller, .pass_buffers = false, .records_trace = false, .host = std::move(host)});
+}
+
+local_pool::~local_pool() = default;
+
+pool_core::pool_core(pool_options options, std::string initializer_record, role r)
+    : options_(std::move(options)),
+      role_(std::move(r)),
+      program_(options_.start == start_method::plugin
+                   ? (options_.worker_program.empty() ? default_worker_program()
+                                                      : options_.worker_program.string())
+                   : spawn_program_path()),
+      key_((initialize_crypto(), new_pool_key())),
+      limits_{options_.task_timeout, options_.idle_timeout},
+      handler_([this](worker_slot& w, message& m) { on_message(w, m); }),
+      observation_(options_, role_.records_trace),
+      initializer_(std::move(initializer_record)),
+      max_workers_(options_.max_workers != 0 ? options_.max_workers : cpu_count()) {
+  if (is_worker_process())
+    throw error("ferry: a process_pool cannot be created inside a pool's worker process; "
+                "nested pools are not supported");
+  // With the effective ids, as exec will check: a process whose real uid
+  // differs (a setuid program) may still run the worker.
+  if (options_.start == start_method::plugin &&
+      ::faccessat(AT_FDCWD, program_.c_str(), X_OK, AT_EACCESS) != 0)
+    throw worker_start_error("ferry: the worker program '" + program_ +
+                             "' for start_method::plugin is not an executable file; set "
+                             "pool_options::worker_program or $FERRY_WORKER");
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) throw error(std::string("ferry: eventfd: ") + std::strerror(errno));
+  if (role_.loop == driver::own_thread)
+    manager_.start([this] {
+      while (pass(std::nullopt)) {
+      }
+      observation_.loop_ended();
+    });
+}
+
+pool_core::~pool_core() {
+  shutdown({});
+  ::close(wake_fd_);
+}
+
+std::shared_ptr<future_state> pool_core::submit_task(const task_writer& task, std::uint32_t count) {
+  // Shared buffers pass as descriptors to this pool's own workers; an MPI
+  // agent's pool is given bodies already written.
+  auto admitted = admit(task, count, options_, false, role_.pass_buffers);
+  if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&admitted)) return *failed;
+  auto& encoded = std::get<protocol::encoded_task>(admitted);
+  return enqueue(std::move(encoded.body), std::move(encoded.attachments), task.timeout(), count, task.name());
+}
+
+std::shared_ptr<future_state> pool_core::submit_body(std::string body,
+                                                     std::optional<std::chrono::milliseconds> timeout, origin from) {
+  // Its sender (rank 0 of an MPI pool) admitted it for these workers
+  // already; the size is checked again, as this pool's limit is what holds.
+  protocol::encoded_task task;
+  task.body = std::move(body);
+  if (std::exception_ptr why = refusal(task, options_)) return failed_state(why);
+  return enqueue(std::move(task.body), {}, timeout, 1, from.name, from.id);
+}
+
+std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attachments,
+                                                 std::optional<std::chrono::milliseconds> timeout,
+                                                 std::uint32_t items, std::string_view name,
+                                                 std::uint64_t origin_id) {
+  auto state = make_future_state();
+  const std::size_t before = intake_.submit(observer(), items, name, [&](std::uint64_t id) {
+    return pool_task{{id, std::move(body), state, timeout, items, std::string(name)}, std::move(attachments), false,
+                     origin_id};
+  }).second;
+  // A queue already longer than the pool has had its wake-ups: the manager
+  // takes everything queued when it dispatches (starting a worker for each
+  // task up to the pool's size), and what it leaves waits for a worker,
+  // whose answer wakes it anyway. One system call less per task when tasks
+  // come faster than workers take them.
+  if (before < max_workers_.load(std::memory_order_relaxed)) wake();
+  return state;
+}
+
+void pool_core::read_all_output(worker_slot& w, bool to_the_end) {
+  const auto sink = [&](int stream, std::string_view line) { emit_output(w, stream, line); };
+  w.read_output(1, to_the_end, sink);
+  w.read_output(2, to_the_end, sink);
+}
+
+void pool_core::emit_output(const worker_slot& w, int stream, std::string_view text) const {
+  const pool_task* running = w.in_flight().empty() ? nullptr : &w.in_flight().front();
+  if (options_.on_output) {
+    output_line line;
+    line.worker = w.pid();
+    line.host = role_.host;
+    line.stream = stream;
+    line.task = running != nullptr ? running->shown_id() : 0;
+    line.name = running != nullptr ? std::string_view(running->name) : std::string_view();
+    line.text = text;
+    options_.on_output(line);
+    return;
+  }
+  std::string out = "[";
+  if (!role_.host.empty()) out += "host " + role_.host + " ";
+  out += "worker " + std::to_string(w.pid());
+  if (running != nullptr)
+    out += running->name.empty() ? " task " + std::to_string(running->shown_id()) : " task '" + running->name + "'";
+  out += "] ";
+  out += text;
+  out += '\n';
+  // One write a line: lines of several workers never mix.
+  std::size_t at = 0;
+  while (at < out.size()) {
+    const ssize_t n = ::write(stream == 1 ? STDOUT_FILENO : STDERR_FILENO, out.data() + at, out.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    at += static_cast<std::size_t>(n);
+  }
+}
+
+void pool_core::tell(task_event::kind what, const worker_slot& w, const pool_task& t, std::uint32_t items_threw,
+                     std::string_view error) const {
+  tell_task(observer(), what, t.facts(w.pid()), items_threw, error);
+}
+
+void pool_core::shutdown(shutdown_options how) {
+  close_intake(intake_, how, [this] { wake(); });
+  if (!how.wait) return;
+  if (role_.loop == driver::caller) {
+    while (turn(std::chrono::milliseconds(100))) {
+    }
+  } else {
+    manager_.join();
+  }
+}
+
+bool pool_core::is_shutdown() const { return intake_.is_closed(); }
+
+void pool_core::resize(std::size_t max_workers) {
+  {
+    mutex_lock lock(intake_.mu);
+    max_workers_ = max_workers != 0 ? max_workers : cpu_count();
+  }
+  wake();
+}
+
+std::size_t pool_core::max_workers() const { return max_workers_.load(); }
+
+std::vector<int> pool_core::worker_pids() const {
+  mutex_lock lock(intake_.mu);
+  return pids_;
+}
+
+void pool_core::wake() {
+  if (role_.loop == driver::caller) return;  // the one thread is not waiting
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
+}
+
+void pool_core::publish_pids() {
+  std::vector<int> pids;
+  for (const auto& w : workers_) pids.push_back(w->pid());
+  mutex_lock lock(intake_.mu);
+  pids_ = std::move(pids);
+}
+
+std::string pool_core::hello_body() const {
+  protocol::worker_config config;
+  config.env = options_.env;
+  config.policy = snapshot_module_policy();
+  config.max_message_size = options_.max_message_size;
+  config.shared_memory_threshold = options_.shared_memory_threshold;
+  config.max_worker_memory = options_.max_worker_memory;
+  config.spin_us = static_cast<std::uint64_t>(std::max<std::int64_t>(options_.spin.count(), 0));
+  if (initializer_.empty()) initializer_ = protocol::encode_initializer(options_.initializer);
+  return protocol::encode_hello(key_, config, initializer_);
+}
+
+std::size_t pool_core::live_workers() const {
+  return static_cast<std::size_t>(
+      std::count_if(workers_.begin(), workers_.end(), [](const auto& w) { return w->alive(); }));
+}
+
+bool pool_core::any_ready_worker() const {
+  return std::any_of(workers_.begin(), workers_.end(), [](const auto& w) { return w->ready(); });
+}
+
+void pool_core::start_failed(const std::string& message, bool lasting) {
+  if (retry_.failed(lasting, any_ready_worker(), clock::now()) == start_retry::verdict::hopeless)
+    intake_.fail_pending(std::make_exception_ptr(worker_start_error(message)));
+}
+
+void pool_core::start_worker() {
+  std::vector<int> inherited{wake_fd_};
+  for (const auto& w : workers_) {
+    if (w->socket() >= 0) inherited.push_back(w->socket());
+    inherited.push_back(w->pidfd());
+    inherited.push_back(w->crash_pipe());
+    inherited.push_back(w->output(1));
+    inherited.push_back(w->output(2));
+    w->reusable().append_descriptors(inherited);
+  }
+  launched_worker l{};
+  try {
+    l = launch_worker(options_.start, program_, options_.unset_env, inherited, captures_output());
+  } catch (const launch_error& e) {
+    // Out of processes or descriptors, or no program to run. With no worker
+    // alive nothing would serve the queue meanwhile, so that fails it too.
+    start_failed(e.what(), e.lasting() || live_workers() == 0);
+    return;
+  }
+  auto& w = workers_.emplace_back(
+      std::make_unique<worker_slot>(l.pid, l.socket, l.pidfd, l.crash, key_, options_.max_message_size, l.out,
+                                    l.err));
+  try {
+    w->send_hello(hello_body(), options_.shared_memory_threshold);
+  } catch (const std::exception& e) {
+    w->kill(std::string("could not be configured: ") + e.what());
+  }
+  publish_pids();
+}
+
+// Tasks a worker was sent but never started go back to the front of the
+// queue, in their order.
+void pool_core::requeue(std::deque<pool_task>& tasks) {
+  if (tasks.empty()) return;
+  mutex_lock lock(intake_.mu);
+  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) intake_.pending.push_front(std::move(*it));
+  tasks.clear();
+}
+
+void pool_core::dispatch() {
+  // Workers sent tasks in this pass: their messages leave in one write each,
+  // after the pass; a task's started event is told once its message left.
+  std::vector<worker_slot*> sent_to;
+  std::vector<std::pair<worker_slot*, std::uint64_t>> started;
+  {
+    mutex_lock lock(intake_.mu);
+    while (!intake_.pending.empty()) {
+      auto idle = std::find_if(workers_.begin(), workers_.end(),
+                               [](const auto& w) { return w->state() == worker_slot::phase::idle; });
+      const std::size_t alive = live_workers();
+      const auto starting = static_cast<std::size_t>(std::count_if(
+          workers_.begin(), workers_.end(),
+          [](const auto& w) { return w->state() == worker_slot::phase::starting; }));
+      if (idle == workers_.end() && starting < intake_.pending.size() && alive < max_workers_ &&
+          retry_.may_start(clock::now())) {
+        lock.unlock();
+        start_worker();
+        lock.lock();
+        continue;
+      }
+      // With its output captured, a worker is sent nothing before it
+      // answers: lines read before its result are then surely its running
+      // task's.
+      if (idle == workers_.end() && starting == 0 && !workers_.empty() && !captures_output()) {
+        // Full and all busy: queue behind the least loaded running task. (No
+        // worker at all: a start is waiting for its retry time.)
+        const std::size_t size = intake_.pending.front().body.size();
+        if (size <= max_pipelined_inline && !intake_.pending.front().goes_alone(options_.shared_memory_threshold)) {
+          idle = std::min_element(workers_.begin(), workers_.end(), [](const auto& a, const auto& b) {
+            return a->in_flight().size() < b->in_flight().size();
+          });
+          const worker_slot& w = **idle;
+          // Deeper than two only while the queue is longer than the pool: a
+          // few tasks wait in the pool, where they can still be cancelled
+          // and go to whichever worker frees first.
+          const std::size_t depth =
+              intake_.pending.size() > workers_.size() ? w.pipeline_depth(clock::now()) : 2;
+          if (w.state() != worker_slot::phase::busy || w.in_flight().size() >= depth ||
+              w.queued_bytes() + size > max_queued_bytes || w.timed_out() ||
+              (options_.max_tasks_per_worker != 0 && w.tasks_sent() >= options_.max_tasks_per_worker))
+            idle = workers_.end();
+        }
+      }
+      if (idle == workers_.end()) break;
+      pool_task t = std::move(intake_.pending.front());
+      intake_.pending.pop_front();
+      if (!t.started && !t.state->start()) continue;  // cancelled while queued
+      t.started = true;
+      lock.unlock();
+      worker_slot& w = **idle;
+      // A message that goes alone carries descriptors: what waits for this
+      // worker goes first.
+      if (t.goes_alone(options_.shared_memory_threshold) && w.has_output() && flush_to(w, started)) {
+        lock.lock();
+        intake_.pending.push_front(std::move(t));  // with those given back, for another worker
+        continue;
+      }
+      const std::uint64_t id = t.id;
+      const bool runs_at_once = w.in_flight().empty();
+      std::optional<pool_task> unsent = w.send_task(
+          std::move(t), options_.shared_memory_threshold,
+          role_.pass_buffers ? protocol::flag_pass_buffers : std::uint8_t{0},
+          // A worker under a memory limit would count the mapping it keeps.
+          options_.max_worker_memory == 0);
+      if (!unsent) {
+        if (runs_at_once) started.emplace_back(&w, id);
+        if (w.has_output() && std::find(sent_to.begin(), sent_to.end(), &w) == sent_to.end())
+          sent_to.push_back(&w);
+      }
+      lock.lock();
+      if (unsent) intake_.pending.push_front(std::move(*unsent));
+    }
+  }
+  bool lost = false;
+  for (worker_slot* w : sent_to) lost = flush_to(*w, started) || lost;
+  for (auto [w, id] : started)
+    if (!w->in_flight().empty() && w->in_flight().front().id == id) tell(task_event::kind::started, *w, w->in_flight().front());
+  if (lost) dispatch();  // what a broken channel gave back, to the others
+}
+
+bool pool_core::flush_to(worker_slot& w, std::vector<std::pair<worker_slot*, std::uint64_t>>& started) {
+  std::vector<pool_task> unsent = w.flush();
+  if (unsent.empty()) return false;
+  std::erase_if(started, [&](const auto& s) {
+    return s.first == &w && std::none_of(w.in_flight().begin(), w.in_flight().end(),
+                                         [&](const pool_task& t) { return t.id == s.second; });
+  });
+  std::deque<pool_task> back(std::make_move_iterator(unsent.begin()), std::make_move_iterator(unsent.end()));
+  requeue(back);
+  return true;
+}
+
+void pool_core::on_message(worker_slot& w, message& m) {
+  switch (m.header.type) {
+    case protocol::kind::ready:
+      if (w.state() == worker_slot::phase::starting) {
+        w.became_ready(clock::now());
+        retry_.succeeded();
+        tell_worker(observer(), worker_event::kind::started, w.pid());
+      }
+      return;
+    case protocol::kind::start_failed:
+      w.start_failed(std::string(m.body->view()));
+      return;
+    case protocol::kind::result: {
+      if (w.in_flight().empty() || w.in_flight().front().id != m.header.id)
+        throw protocol_error("a result for a task the worker was not given");
+      read_all_output(w, false);  // what it printed before its result is the task's
+      pool_task done = w.finish_front(clock::now());
+      done.state->finish(std::move(m.body));
+      if (observer() != nullptr) {
+        tell(task_event::kind::finished, w, done, items_that_threw(*done.state, done.items));
+        if (!w.in_flight().empty()) tell(task_event::kind::started, w, w.in_flight().front());
+      }
+      if ((m.header.flags & protocol::flag_retiring) != 0) {
+        // Over its memory limit: it exits by itself, reading nothing more.
+        w.exiting_by_itself();
+        requeue(w.in_flight());
+        tell_worker(observer(), worker_event::kind::recycled, w.pid(),
+                    "its resident memory was over max_worker_memory after a task");
+      } else if (w.state() == worker_slot::phase::idle && options_.max_tasks_per_worker != 0 &&
+                 w.tasks_done() >= options_.max_tasks_per_worker) {
+        w.retire();
+        tell_worker(observer(), worker_event::kind::recycled, w.pid(), "it ran max_tasks_per_worker tasks");
+      }
+      return;
+    }
+    default:
+      throw protocol_error("a message of an unexpected kind from a worker");
+  }
+}
+
+void pool_core::on_exit(worker_slot& w) {
+  const exit_facts facts = w.reap(handler_);
+  read_all_output(w, true);  // what it wrote before dying, its running task's
+  // Only the front task can have run; the ones queued behind it never
+  // started (a worker reads its next task after writing its result).
+  std::deque<pool_task>& in_flight = w.in_flight();
+  std::deque<pool_task> unstarted;
+  while (in_flight.size() > 1) {
+    unstarted.push_front(std::move(in_flight.back()));
+    in_flight.pop_back();
+  }
+  if (facts.stopped_by_shutdown) {
+    for (pool_task& t : unstarted) t.state->fail(cancelled_by_shutdown());
+    unstarted.clear();
+  }
+  requeue(unstarted);
+  if (!in_flight.empty()) {
+    const pool_task running = std::move(in_flight.front());
+    in_flight.clear();
+    const std::exception_ptr error = running_task_error(facts, options_);
+    running.state->fail(error);
+    if (observer() != nullptr) tell(task_event::kind::failed, w, running, 0, what_of(error));
+  }
+  if (observer() != nullptr)
+    tell_worker(observer(), worker_event::kind::exited, w.pid(), "it " + describe_status(facts.status));
+  if (const std::optional<start_failure> f = why_not_started(facts))
+    start_failed("ferry: a worker could not start: " + f->why, f->lasting);
+}
+
+void pool_core::enforce_timers(clock::time_point now) {
+  std::size_t surplus = 0;
+  bool kill_running = false;
+  const std::size_t alive = live_workers();
+  {
+    mutex_lock lock(intake_.mu);
+    kill_running = intake_.kill_running();
+    surplus = alive > max_workers_ ? alive - max_workers_ : 0;
+  }
+  for (auto& w : workers_) {
+    if (kill_running && w->state() == worker_slot::phase::busy && !w->stopped_by_shutdown())
+      w->kill_for_shutdown();
+    std::optional<worker_slot::deadline> due;
+    w->each_deadline(limits_, [&](worker_slot::deadline d, clock::time_point at) {
+      if (now >= at && !due) due = d;
+    });
+    if (w->state() == worker_slot::phase::idle && surplus > 0) {
+      --surplus;
+      w->retire();
+      continue;
+    }
+    if (!due) continue;
+    switch (*due) {
+      case worker_slot::deadline::exit_grace:
+        // Its channel is gone but the process lives on (a task that ran
+        // exec): it can never answer.
+        w->kill("closed its connection to the pool while its process lived on (did the task exec "
+                "another program, or close the pool's descriptor?); the pool killed it");
+        break;
+      case worker_slot::deadline::start_timeout:
+        // A worker that never says ready (hung before serving) must not hold
+        // the pending tasks forever.
+        w->kill("did not become ready within " + std::to_string(start_retry::start_timeout.count()) + " s");
+        break;
+      case worker_slot::deadline::task_timeout:
+        w->kill_for_timeout();
+        break;
+      case worker_slot::deadline::idle_timeout:
+        w->retire();
+        break;
+    }
+  }
+}
+
+std::optional<pool_core::clock::time_point> pool_core::next_timer(clock::time_point now) const {
+  std::optional<clock::time_point> next;
+  auto consider = [&](clock::time_point t) { next = next ? std::min(*next, t) : t; };
+  for (const auto& w : workers_)
+    w->each_deadline(limits_, [&](worker_slot::deadline, clock::time_point at) { consider(at); });
+  if (const auto retry = retry_.next_try(now)) consider(*retry);
+  return next;
+}
+
+bool pool_core::finished_shutting_down() {
+  mutex_lock lock(intake_.mu);
+  if (!intake_.closed() || !intake_.pending.empty()) return false;
+  return std::none_of(workers_.begin(), workers_.end(),
+                      [](const auto& w) { return !w->in_flight().empty(); });
+}
+
+void pool_core::stop_all_workers() {
+  for (auto& w : workers_)
+    if (w->alive()) w->retire();
+  const auto deadline = clock::now() + std::chrono::seconds(5);
+  while (!workers_.empty()) {
+    std::vector<pollfd> fds;
+    for (const auto& w : workers_) fds.push_back({w->pidfd(), POLLIN, 0});
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now()).count();
+    if (left <= 0) {
+      for (auto& w : workers_) ::kill(w->pid(), SIGKILL);  // then reaped below
+    }
+    if (::poll(fds.data(), fds.size(), left > 0 ? static_cast<int>(left) : 100) < 0 && errno != EINTR)
+      break;
+    for (std::size_t i = 0; i < fds.size(); ++i)
+      if (fds[i].revents != 0) on_exit(*workers_[i]);
+    std::erase_if(workers_, [](const auto& w) { return w->reaped(); });
+  }
+  publish_pids();
+}
+
+void pool_core::start_workers() {
+  for (std::size_t n = live_workers(), most = max_workers(); n < most; ++n) start_worker();
+}
+
+bool pool_core::turn(std::chrono::microseconds timeout) {
+  return pass(std::max(timeout, std::chrono::microseconds(0)));
+}
+
+bool pool_core::pass(std::optional<clock::duration> most) {
+  if (stopped_) return false;
+  bool more = false;
+  try {
+    more = serve_once(most);
+  } catch (...) {
+    // Nothing is expected to get here; if something does, no future may be
+    // left waiting and no worker left running.
+    fail_everything(std::current_exception());
+  }
+  if (more) return true;
+  stop_all_workers();
+  stopped_ = true;
+  return false;
+}
+
+void pool_core::fail_everything(std::exception_ptr error) {
+  {
+    mutex_lock lock(intake_.mu);
+    intake_.close({});
+  }
+  intake_.fail_pending(error);
+  for (auto& w : workers_) {
+    for (pool_task& t : w->in_flight()) t.state->fail(error);
+    w->in_flight().clear();
+  }
+}
+
+bool pool_core::serve_once(std::optional<clock::duration> most) {
+  dispatch();
+  if (finished_shutting_down()) return false;
+  fds_.clear();
+  fds_.push_back({wake_fd_, POLLIN, 0});
+  for (const auto& w : workers_) {
+    fds_.push_back({w->socket(), POLLIN, 0});  // each -1 once closed, or not captured: ignored
+    fds_.push_back({w->pidfd(), POLLIN, 0});
+    fds_.push_back({w->output(1), POLLIN, 0});
+    fds_.push_back({w->output(2), POLLIN, 0});
+  }
+  const clock::time_point now = clock::now();
+  std::optional<clock::duration> wait = most;
+  if (const auto timer = next_timer(now)) {
+    const clock::duration due = std::max(*timer - now, clock::duration::zero());
+    wait = wait ? std::min(*wait, due) : due;
+  }
+  int ready = 0;
+  if (const clock::duration budget = spin_.budget(); budget > clock::duration::zero()) {
+    // The low-latency mode (pool_options::spin): poll, yielding the CPU
+    // between looks, before sleeping; never past a due timer.
+    const clock::time_point until = now + (wait ? std::min(budget, *wait) : budget);
+    timespec zero{};
+    while ((ready = ::ppoll(fds_.data(), fds_.size(), &zero, nullptr)) == 0 && clock::now() < until)
+      ::sched_yield();
+  }
+  if (ready == 0) {
+    timespec ts{};
+    if (wait) {
+      const clock::duration left = std::max(*wait - (clock::now() - now), clock::duration::zero());
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+      ts = {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    }
+    ready = ::ppoll(fds_.data(), fds_.size(), wait ? &ts : nullptr, nullptr);
+  }
+  if (ready < 0 && errno != EINTR)
+    throw error(std::string("ferry: the pool's poll failed: ") + std::strerror(errno));
+  spin_.waited(clock::now() - now);
+  if (fds_[0].revents != 0) {
+    std::uint64_t count;
+    [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &count, sizeof count);
+  }
+  const std::size_t n = workers_.size();  // workers started below are not in fds_
+  for (std::size_t i = 0; i < n; ++i) {
+    worker_slot& w = *workers_[i];
+    const pollfd* mine = &fds_[1 + 4 * i];
+    if (mine[2].revents != 0 || mine[3].revents != 0) read_all_output(w, false);
+    if (mine[0].revents != 0) w.read(handler_);
+    if (mine[1].revents != 0) on_exit(w);
+  }
+  const std::size_t before = workers_.size();
+  std::erase_if(workers_, [](const auto& w) { return w->reaped(); });
+  if (workers_.size() != before) publish_pids();
+  enforce_timers(clock::now());
+  return true;
+}
+
+}  // namespace ferry::detail

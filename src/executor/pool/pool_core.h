@@ -1,0 +1,176 @@
+// Copyright ferry authors. Internal: the process pool itself, behind
+// process_pool (own_thread) and an MPI agent's local_pool (caller).
+//
+//   submit() ──▶ pending queue ──▶ manager ──────▶ worker sockets ──▶ workers
+//   (caller       (intake_.mu)     ppoll(): wake-up  a task per worker,  run their
+//    encodes,                      eventfd, sockets, and one more queued tasks in
+//    admission.h)                  pidfds, timers    when all are busy   order
+//   future ◀── future_state ◀──── manager reads results, reaps exits
+//                                  (worker_exit.h), starts workers
+//                                  (start_retry.h) and retires them
+//
+// The parts, each in a file of its own: a worker's state, tasks in flight
+// and deadlines (worker_slot.h); why it ended (worker_exit.h); when to try
+// starting again (start_retry.h); what may be queued (admission.h); the
+// queue and shutdown flags (task_intake.h).
+//
+// Thread-safety: submit, shutdown, resize and the getters may be called from
+// any thread; what they share with the manager is guarded by intake_.mu. Only the
+// manager touches workers: a thread of the pool's own, or, for a pool made
+// with driver::caller, the thread that made it, through turn().
+#ifndef FERRY_SRC_EXECUTOR_POOL_POOL_CORE_H_
+#define FERRY_SRC_EXECUTOR_POOL_POOL_CORE_H_
+
+#include <poll.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <executor/internal/future_state.h>
+#include <executor/internal/submit.h>
+#include "executor/core/local_pool.h"
+#include "executor/core/manager_thread.h"
+#include <executor/pool_options.h>
+#include "executor/wire/protocol.h"
+#include <executor/shutdown_options.h>
+#include "executor/pool/spin_policy.h"
+#include "executor/pool/start_retry.h"
+#include "executor/core/task_events.h"
+#include "executor/core/task_intake.h"
+#include "executor/core/pool_observation.h"
+#include "executor/pool/worker_slot.h"
+#include "internal/mutex.h"
+
+namespace ferry::detail {
+
+// Who runs a pool_core's manager loop: a thread of the pool's own
+// (process_pool), or the thread that made the pool, calling turn() (an MPI
+// agent, whose one thread also serves MPI, so that a worker's answer
+// reaches it with no thread in between). A caller-driven pool is used from
+// that thread alone.
+enum class pool_driver { own_thread, caller };
+
+// What sets a process_pool's core apart from an MPI agent's local pool,
+// each choice on its own.
+struct pool_role {
+  pool_driver loop = pool_driver::own_thread;
+  // A task's shared buffers cross to its worker as descriptors: tasks
+  // encoded here. An agent is given bodies written with buffers by value.
+  bool pass_buffers = true;
+  // pool_options::trace ($FERRY_TRACE) is recorded here. An agent's pool
+  // records none: rank 0 records the MPI pool's.
+  bool records_trace = true;
+  std::string host{};  // an MPI agent's host, named in output prefixes; empty otherwise
+};
+
+class pool_core final : public local_pool {
+ public:
+  using driver = pool_driver;
+  using role = pool_role;
+  // Throws ferry::error inside a worker process, ferry::worker_start_error
+  // when the plugin worker program cannot be executed.
+  // `initializer_record`: as local_pool::create says.
+  explicit pool_core(pool_options options, std::string initializer_record = {}, role r = {});
+  ~pool_core() override;  // shutdown({}): waits for the queue to drain
+
+  std::shared_ptr<future_state> submit_task(const task_writer& task, std::uint32_t count) override;
+  std::shared_ptr<future_state> submit_body(std::string body, std::optional<std::chrono::milliseconds> timeout,
+                                            origin from) override;
+  // With how.wait, a caller-driven pool turns until it is drained.
+  void shutdown(shutdown_options how) override;
+  bool is_shutdown() const override;
+  unsigned task_retries() const override { return options_.task_retries; }
+  pool_observer* observer() const override { return observation_.observer(); }
+  // driver::caller only (local_pool).
+  bool turn(std::chrono::microseconds timeout) override;
+  void start_workers() override;
+  void resize(std::size_t max_workers);
+  std::size_t max_workers() const override;
+  std::vector<int> worker_pids() const override;
+  const pool_options& options() const { return options_; }
+
+ private:
+  using clock = std::chrono::steady_clock;
+
+  // Queues an admitted task.
+  std::shared_ptr<future_state> enqueue(std::string body, fd_list attachments,
+                                        std::optional<std::chrono::milliseconds> timeout,
+                                        std::uint32_t items = 1, std::string_view name = {},
+                                        std::uint64_t origin_id = 0);
+  // The events of a task a worker holds (task_events.h).
+  void tell(task_event::kind what, const worker_slot& w, const pool_task& t, std::uint32_t items_threw = 0,
+            std::string_view error = {}) const;
+  // A pass of the manager loop, waiting at most `most` (nullopt: until a
+  // timer is due); false once shut down and drained, or after a failure,
+  // with the workers then stopped.
+  bool pass(std::optional<clock::duration> most);
+  bool serve_once(std::optional<clock::duration> most);
+  void fail_everything(std::exception_ptr error);
+  void wake();
+  void start_worker();
+  // A start failed (`message` says why): fails the queue with a
+  // worker_start_error when start_retry says it is hopeless.
+  void start_failed(const std::string& message, bool lasting);
+  std::size_t live_workers() const;
+  bool any_ready_worker() const;
+  void dispatch();
+  // Writes what waits for w; gives back to the queue the tasks whose
+  // messages did not leave (and forgets their started events). True if any.
+  bool flush_to(worker_slot& w, std::vector<std::pair<worker_slot*, std::uint64_t>>& started);
+  void requeue(std::deque<pool_task>& tasks);
+  void on_message(worker_slot& w, message& m);
+  void on_exit(worker_slot& w);
+  void enforce_timers(clock::time_point now);
+  std::optional<clock::time_point> next_timer(clock::time_point now) const;
+  void publish_pids();
+  bool finished_shutting_down();
+  void stop_all_workers();
+  std::string hello_body() const;
+  bool captures_output() const {
+    return options_.worker_output == output_mode::prefix || static_cast<bool>(options_.on_output);
+  }
+  // A line a worker wrote: to on_output, or to this process's own stream
+  // after its worker and task.
+  void emit_output(const worker_slot& w, int stream, std::string_view text) const;
+  void read_all_output(worker_slot& w, bool to_the_end);
+
+  const pool_options options_;
+  const role role_;
+  const std::string program_;  // for spawn and plugin
+  const std::string key_;      // authenticates every message after the hello
+  const worker_slot::limits limits_;
+  const worker_slot::message_handler handler_;
+  const pool_observation observation_;
+  // The initializer as every hello carries it; encoded by the first hello.
+  // The manager's.
+  mutable std::string initializer_;
+
+  task_intake<pool_task> intake_;
+  // Written under intake_.mu (resize); read without it by submit, whose
+  // wake-up it steers.
+  std::atomic<std::size_t> max_workers_;
+  std::vector<int> pids_ ABSL_GUARDED_BY(intake_.mu);
+
+  int wake_fd_;
+  // The manager's alone.
+  std::vector<std::unique_ptr<worker_slot>> workers_;
+  start_retry retry_;
+  std::vector<pollfd> fds_;  // of the current pass
+  // The manager's polling before it sleeps (pool_options::spin, at most 1 s).
+  spin_policy spin_{std::clamp(options_.spin, std::chrono::microseconds(0), std::chrono::microseconds(1'000'000))};
+  bool stopped_ = false;     // the loop ended and the workers were stopped
+
+  manager_thread manager_;  // driver::own_thread only
+};
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_EXECUTOR_POOL_POOL_CORE_H_

@@ -1,0 +1,40 @@
+// Copyright ferry authors. Internal: the Linux process calls of the executor
+// (pidfd, prctl, /proc), each behind a name that says what it is for.
+#ifndef FERRY_SRC_EXECUTOR_POOL_PROCESS_LINUX_H_
+#define FERRY_SRC_EXECUTOR_POOL_PROCESS_LINUX_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+namespace ferry::detail {
+
+// A descriptor that becomes readable when process `pid` (a child of ours)
+// exits: how the manager learns of a death without SIGCHLD or waitpid(-1).
+// Where pidfd_open is missing (kernels before 5.3; valgrind 3.19, which
+// does not know the call), a duplicate of `child_pipe`, the read end of a
+// pipe whose write end only the child holds: it ends when the child's
+// descriptors close, so a grandchild the worker forks without exec delays
+// it. -1 with errno set on failure.
+int open_exit_fd(pid_t pid, int child_pipe);
+
+// The program a spawned worker runs: this process's executable, named by
+// /proc/self/exe, which stays this build even if the file is replaced;
+// under valgrind, which refuses to run /proc/self/exe, the file's path.
+std::string spawn_program_path();
+
+// Asks the kernel to SIGKILL this process when the thread that started it
+// ends: a worker dies with its pool's manager thread.
+void die_with_parent();
+
+// This process's resident memory, in bytes (/proc/self/statm); 0 if unknown.
+std::uint64_t resident_bytes();
+
+// Marks fd close-on-exec, so that programs this process runs do not inherit
+// it. Returns false (errno set) on failure.
+bool set_close_on_exec(int fd);
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_EXECUTOR_POOL_PROCESS_LINUX_H_

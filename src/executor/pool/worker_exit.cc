@@ -1,0 +1,64 @@
+// Copyright ferry authors.
+#include "executor/pool/worker_exit.h"
+
+#include <sys/wait.h>
+
+#include <cstring>
+
+#include <executor/errors.h>
+#include "executor/wire/protocol.h"
+#include "executor/core/task_intake.h"
+
+namespace ferry::detail {
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* abbrev = ::sigabbrev_np(sig);
+    return "was killed by signal " + std::to_string(sig) +
+           (abbrev != nullptr ? std::string(" (SIG") + abbrev + ")" : std::string());
+  }
+  return "ended with wait status " + std::to_string(status);
+}
+
+namespace {
+bool exited_with(const exit_facts& f, int code) {
+  return WIFEXITED(f.status) && WEXITSTATUS(f.status) == code && f.failure.empty();
+}
+}  // namespace
+
+std::exception_ptr running_task_error(const exit_facts& f, const pool_options& limits) {
+  if (f.stopped_by_shutdown) return stopped_by_shutdown();
+  if (f.timed_out) {
+    const auto timeout = f.task_timeout ? f.task_timeout : limits.task_timeout;
+    return std::make_exception_ptr(task_timeout_error(
+        std::string("ferry: the task ran longer than ") + (f.task_timeout ? "its timeout" : "the task_timeout") +
+        " of " + std::to_string(timeout ? timeout->count() : 0) + " ms; its worker was killed"));
+  }
+  if (exited_with(f, protocol::authentication_status)) {
+    return std::make_exception_ptr(worker_died_error(
+        f.pid, "exited because a message it received from the pool failed authentication "
+               "(forged, changed or replayed on the way)"));
+  }
+  if (exited_with(f, protocol::task_memory_status)) {
+    return std::make_exception_ptr(worker_died_error(
+        f.pid, "was stopped because the task alone used more than max_worker_memory (" +
+                   std::to_string(limits.max_worker_memory) + " bytes)"));
+  }
+  return std::make_exception_ptr(
+      worker_died_error(f.pid, f.failure.empty() ? describe_status(f.status) : f.failure, f.crash));
+}
+
+std::optional<start_failure> why_not_started(const exit_facts& f) {
+  if (!f.was_starting) return std::nullopt;
+  // One killed by a signal before it was ready may start next time; one
+  // that exited by itself, or whose initializer threw, will not.
+  if (WIFEXITED(f.status) && WEXITSTATUS(f.status) == protocol::no_entry_point_status)
+    return start_failure{"the program does not call ferry::serve_if_worker(argc, argv) at the top of main", true};
+  if (!f.start_failure.empty()) return start_failure{"its initializer failed: " + f.start_failure, true};
+  if (!f.failure.empty()) return start_failure{"it " + f.failure, true};
+  return start_failure{"it " + describe_status(f.status) + " before it was ready", WIFEXITED(f.status)};
+}
+
+}  // namespace ferry::detail

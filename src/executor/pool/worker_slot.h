@@ -1,0 +1,212 @@
+// Copyright ferry authors. Internal: one worker of a pool_core, as its
+// manager sees it: the process and its channel, where it is in its life,
+// the tasks it was sent, and the deadlines it is under.
+//
+//   starting ──ready──▶ idle ◀──result── busy
+//       │                │ ──task──────▶  │
+//       └──── kill / retire / exit ───────┴──▶ retiring ──exit──▶ reaped
+//
+// Thread-safety: none; the pool's manager alone uses a slot.
+#ifndef FERRY_SRC_EXECUTOR_POOL_WORKER_SLOT_H_
+#define FERRY_SRC_EXECUTOR_POOL_WORKER_SLOT_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "executor/wire/channel_auth.h"
+#include <executor/internal/future_state.h>
+#include "executor/wire/message_io.h"
+#include "executor/observe/output_lines.h"
+#include "executor/pool/start_retry.h"
+#include "executor/core/task_record.h"
+#include "executor/pool/worker_exit.h"
+#include <serialize/internal/fd_list.h>
+
+namespace ferry::detail {
+
+// A task of the process pool from submit until it finishes.
+struct pool_task : task_record {
+  fd_list attachments;  // its shared buffers' memory, kept as the body is
+  bool started = false;  // state->start() done: requeued after its worker died unstarted
+  // Its number where it was submitted, if elsewhere (rank 0 of an MPI
+  // pool): shown in its output prefixes instead of `id`.
+  std::uint64_t origin_id = 0;
+
+  std::uint64_t shown_id() const { return origin_id != 0 ? origin_id : id; }
+
+  // Whether its message is written on its own, not in a batch: its body is
+  // in shared memory, or it passes descriptors.
+  bool goes_alone(std::size_t shared_memory_threshold) const {
+    return body.size() > shared_memory_threshold || !attachments.empty();
+  }
+  // Once it runs: it will not be sent again.
+  void forget_message() {
+    body = std::string();
+    attachments.clear();
+  }
+};
+
+class worker_slot {
+ public:
+  using clock = std::chrono::steady_clock;
+  enum class phase { starting, idle, busy, retiring };
+
+  // What a deadline, once passed, makes the pool do.
+  enum class deadline {
+    exit_grace,     // its channel closed and its process lives on: kill it
+    start_timeout,  // it never said ready: kill it
+    task_timeout,   // its task ran past pool_options::task_timeout: kill it
+    idle_timeout,   // idle past pool_options::idle_timeout: retire it
+  };
+  struct limits {
+    std::optional<std::chrono::milliseconds> task_timeout;
+    std::chrono::milliseconds idle_timeout;
+  };
+  // A worker whose socket closed while its process lives on (a task that
+  // ran exec, or closed the descriptor) has this long to exit.
+  static constexpr std::chrono::milliseconds exit_grace{1000};
+
+  worker_slot(pid_t pid, int socket, int pidfd, int crash_pipe, std::string_view key, std::size_t max_body,
+              int out = -1, int err = -1);
+  ~worker_slot();  // closes the socket, the pidfd and the pipes
+  worker_slot(const worker_slot&) = delete;
+  worker_slot& operator=(const worker_slot&) = delete;
+
+  pid_t pid() const { return pid_; }
+  int socket() const { return socket_; }  // -1 once closed
+  int pidfd() const { return pidfd_; }
+  int crash_pipe() const { return crash_pipe_; }
+  const reusable_buffers& reusable() const { return reuse_; }
+  // Its captured stdout (stream 1) and stderr (2): -1 when not captured, or
+  // once the worker's end closed.
+  int output(int stream) const { return stream == 1 ? out_ : err_; }
+  // Hands out the whole lines the worker wrote on `stream` so far, as
+  // sink(stream, line); `to_the_end`: it is gone, so its last line too.
+  void read_output(int stream, bool to_the_end, const std::function<void(int, std::string_view)>& sink);
+  phase state() const { return phase_; }
+  bool alive() const { return phase_ != phase::retiring; }
+  bool ready() const { return phase_ == phase::idle || phase_ == phase::busy; }
+  bool timed_out() const { return timed_out_; }
+  std::size_t tasks_sent() const { return tasks_sent_; }
+  bool reaped() const { return reaped_; }
+
+  // Sent and not answered, in order: the front one is running, the others
+  // wait in the socket (pool_core::dispatch pipelines).
+  std::deque<pool_task>& in_flight() { return in_flight_; }
+  const std::deque<pool_task>& in_flight() const { return in_flight_; }
+
+  // Each deadline this worker is under now, as f(deadline, time_point): the
+  // one list that both enforcing timers and computing the next wake-up read.
+  template <class F>
+  void each_deadline(const limits& l, F&& f) const {
+    if (socket_ < 0 && failure_.empty() && !reaped_) f(deadline::exit_grace, closed_at_ + exit_grace);
+    if (phase_ == phase::starting && failure_.empty())
+      f(deadline::start_timeout, since_ + start_retry::start_timeout);
+    if (phase_ == phase::busy && !timed_out_) {
+      const auto timeout = in_flight_.front().timeout ? in_flight_.front().timeout : l.task_timeout;
+      if (timeout) f(deadline::task_timeout, since_ + *timeout);
+    }
+    if (phase_ == phase::idle) f(deadline::idle_timeout, since_ + l.idle_timeout);
+  }
+
+  // Writes the hello, the one message sent unsigned (it carries the key).
+  // Throws what write_message throws.
+  void send_hello(const std::string& body, std::size_t shared_memory_threshold);
+  // Keeps t in flight (running at once if the worker was idle: its
+  // running_since is set then), its message with these header `flags`. An
+  // inline message waits in the worker's output until flush(), so that a
+  // batch leaves in one write; one that goes alone (pool_task::goes_alone)
+  // is written at once, and only when nothing waits (flush first). If that write
+  // fails, t never ran: it is given back, for the caller to send elsewhere,
+  // and the worker's channel is closed (the worker is no longer offered
+  // tasks). Until flush(), every task in flight keeps its body. With
+  // `reuse_memory`, a body in shared memory goes through this worker's
+  // reusable files (reusable_memory_linux.h).
+  std::optional<pool_task> send_task(pool_task t, std::size_t shared_memory_threshold, std::uint8_t flags,
+                                     bool reuse_memory = false);
+  bool has_output() const { return !output_.empty(); }
+  // Writes what send_task queued, in one write. Returns the tasks whose
+  // messages did not leave whole, in order: they never ran, and go to
+  // another worker; the channel is then closed, as for send_task.
+  std::vector<pool_task> flush();
+  // How many tasks may be in flight at once: two (one running, one waiting
+  // in the socket) until its tasks are seen to be short, then as many as
+  // about a millisecond of them, so that a batch of small tasks is written
+  // and read in one system call each while a task queued behind others
+  // usually waits no more than that. A running task already longer than
+  // its predecessors counts as their length.
+  std::size_t pipeline_depth(clock::time_point now) const;
+  // The bodies of the tasks waiting behind the running one, in bytes.
+  std::size_t queued_bytes() const;
+  // Asks the worker to exit after its current task; kills it if it cannot
+  // be asked.
+  void retire();
+  // SIGKILL; `why` becomes the cause its task reports, unless one was set.
+  void kill(std::string why);
+  void kill_for_timeout();
+  void kill_for_shutdown();
+  bool stopped_by_shutdown() const { return stopped_by_shutdown_; }
+
+  // Reads what the worker wrote and hands each message to `on_message`,
+  // which may throw protocol_error for one it did not expect; that, or an
+  // authentication failure, kills the worker and nothing more is read from
+  // it. Returns once nothing more is buffered or the channel ended.
+  using message_handler = std::function<void(worker_slot&, message&)>;
+  void read(const message_handler& on_message);
+
+  // Its exit became known (the pidfd is readable): reaps it, reading first
+  // any result written just before it exited, and returns what the pool
+  // knew of it. Its tasks stay in in_flight for the caller.
+  exit_facts reap(const message_handler& on_message);
+
+  // The state machine's transitions on what the worker said.
+  void became_ready(clock::time_point now);
+  void start_failed(std::string what) { start_failure_ = std::move(what); }
+  // The front task finished: it leaves in_flight, the next one (if any) runs.
+  pool_task finish_front(clock::time_point now);
+  // It will exit by itself (over its memory limit): it reads nothing more.
+  void exiting_by_itself() { phase_ = phase::retiring; }
+
+  std::size_t tasks_done() const { return tasks_done_; }
+
+ private:
+  void close_socket();
+
+  pid_t pid_;
+  int socket_;
+  int pidfd_;
+  int crash_pipe_;
+  int out_, err_;
+  output_lines out_lines_, err_lines_;
+  channel_auth auth_;
+  message_reader reader_;
+  reusable_buffers reuse_;  // for bodies in shared memory, with send_task's reuse_memory
+  phase phase_ = phase::starting;
+  std::deque<pool_task> in_flight_;
+  std::string output_;                // messages queued by send_task, for flush
+  std::vector<std::size_t> output_ends_;  // where each queued message ends in output_
+  clock::duration typical_run_{};     // of its recent tasks (a moving average); 0: none yet
+  clock::time_point since_ = clock::now();  // of the current phase, or of the front task
+  std::size_t tasks_sent_ = 0;
+  std::size_t tasks_done_ = 0;
+  clock::time_point closed_at_;  // when the socket closed
+  bool timed_out_ = false;
+  bool stopped_by_shutdown_ = false;
+  bool reaped_ = false;
+  std::string failure_;        // why the pool killed it
+  std::string start_failure_;  // why it could not start (its start_failed message)
+};
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_EXECUTOR_POOL_WORKER_SLOT_H_

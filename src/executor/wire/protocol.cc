@@ -1,0 +1,238 @@
+// Copyright ferry authors.
+#include "executor/wire/protocol.h"
+
+#include <cereal/types/map.hpp>
+#include <cereal/types/string.hpp>
+#include <cereal/types/vector.hpp>
+
+#include <cstring>
+
+#include "serialize/payload_code.h"
+
+namespace ferry::detail::protocol {
+
+header make_header(kind type, std::uint64_t id, std::uint64_t length, std::uint8_t flags) {
+  return header{magic, type, flags, 0, id, length, 0, {}};
+}
+
+header read_header(const char* bytes, std::uint64_t max_body) {
+  header h;
+  std::memcpy(&h, bytes, header_size);
+  if (h.magic != magic) throw protocol_error("message with a bad magic number");
+  if (h.length > max_body)
+    throw protocol_error("message of " + std::to_string(h.length) +
+                         " bytes is larger than the maximum of " + std::to_string(max_body));
+  if (h.attachments > max_attachments)
+    throw protocol_error("message passes " + std::to_string(h.attachments) +
+                         " descriptors, more than the maximum of " + std::to_string(max_attachments));
+  return h;
+}
+
+// --- hello ----------------------------------------------------------------
+
+std::string encode_initializer(const function<void()>& initializer) {
+  std::string record;
+  output_archive ar(record);
+  ar(initializer);
+  return record;
+}
+
+std::string encode_hello(std::string_view key, const worker_config& config,
+                         std::string_view initializer) {
+  std::string body(key);
+  output_archive ar(body);
+  ar(config.env, config.policy, config.max_message_size,
+     config.shared_memory_threshold, config.max_worker_memory, config.spin_us);
+  ar.saveBinary(initializer.data(), initializer.size());
+  return body;
+}
+
+namespace {
+std::string_view after_key(std::string_view body) {
+  if (body.size() < key_size)
+    throw protocol_error("a hello of " + std::to_string(body.size()) +
+                         " bytes is too short for the pool's key");
+  return body.substr(key_size);
+}
+}  // namespace
+
+hello_reader::hello_reader(std::string_view body)
+    : key_(body.substr(0, key_size)), ar_(after_key(body), key_size) {
+  ar_(config_.env, config_.policy, config_.max_message_size,
+      config_.shared_memory_threshold, config_.max_worker_memory, config_.spin_us);
+}
+
+function<void()> hello_reader::initializer() {
+  // The hello is the first message on the socket the parent handed this
+  // worker when it started it: the initializer's modules are the parent's.
+  vouch_for_modules(ar_);
+  function<void()> f;
+  ar_(f);
+  return f;
+}
+
+// --- task -----------------------------------------------------------------
+
+encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules,
+                         bool pass_buffers) {
+  encoded_task out;
+  // Room for a small task's function record (its module's path) and
+  // arguments at once: growing the string costs more than the writing, and
+  // how often it grew depended on the length of the path.
+  out.body.reserve(256);
+  output_archive ar(out.body);
+  if (pass_buffers) attach_to(ar, &out.attachments);
+  task.write_function(ar);
+  ar(count);
+  task.write_arguments(ar);
+  out.names_main_program = names_main_program(ar);
+  if (list_modules) out.modules = modules_named(ar);
+  return out;
+}
+
+task_head read_task(input_archive& ar) {
+  task_head t{load_any_function(ar), 0};
+  const std::size_t count_at = ar.offset();
+  ar(t.count);
+  if (t.function == nullptr) throw error("ferry: the task's function is empty");
+  // Each item's arguments take at least a byte, but for functions without
+  // parameters; a count beyond that is a lie that would cost time and
+  // memory in proportion to it.
+  if (t.count > ar.remaining() + 1)
+    throw format_error(count_at, "the task announces " + std::to_string(t.count) +
+                                     " items but has only " + std::to_string(ar.remaining()) +
+                                     " bytes of arguments");
+  return t;
+}
+
+// --- exception records ------------------------------------------------------
+
+void write_exception(output_archive& ar, const exception_record& record) {
+  ar(static_cast<std::uint8_t>(record.kind), record.type_name, record.what);
+  if (record.kind == exception_kind::serialization) ar(static_cast<std::uint8_t>(record.phase));
+  if (record.kind != exception_kind::worker_died) return;
+  ar(record.pid, static_cast<std::uint8_t>(record.crash ? 1 : 0));
+  if (!record.crash) return;
+  const crash_report& crash = *record.crash;
+  ar(static_cast<std::int32_t>(crash.signal), static_cast<std::uint64_t>(crash.fault_address),
+     static_cast<std::uint32_t>(crash.frames.size()));
+  for (const crash_frame& f : crash.frames) ar(static_cast<std::uint64_t>(f.address), f.module, f.offset, f.function);
+}
+
+exception_record read_exception(input_archive& ar) {
+  exception_record r;
+  std::uint8_t kind;
+  ar(kind, r.type_name, r.what);
+  if (kind > static_cast<std::uint8_t>(exception_kind::ferry_error))
+    throw error("ferry: a result names an unknown exception kind " + std::to_string(kind));
+  r.kind = static_cast<exception_kind>(kind);
+  if (r.kind == exception_kind::serialization) {
+    std::uint8_t phase;
+    ar(phase);
+    if (phase > static_cast<std::uint8_t>(serialization_error::phase::loading_result))
+      throw error("ferry: a result names an unknown serialization phase");
+    r.phase = static_cast<serialization_error::phase>(phase);
+  }
+  if (r.kind != exception_kind::worker_died) return r;
+  std::uint8_t has_crash = 0;
+  ar(r.pid, has_crash);
+  if (has_crash == 0) return r;
+  crash_report& crash = r.crash.emplace();
+  std::int32_t signal = 0;
+  std::uint64_t address = 0;
+  std::uint32_t frames = 0;
+  ar(signal, address, frames);
+  crash.signal = signal;
+  crash.fault_address = static_cast<std::uintptr_t>(address);
+  for (std::uint32_t i = 0; i < frames; ++i) {  // each read is bounds-checked: no allocation up front
+    crash_frame f;
+    std::uint64_t frame_address = 0;
+    ar(frame_address, f.module, f.offset, f.function);
+    f.address = static_cast<std::uintptr_t>(frame_address);
+    crash.frames.push_back(std::move(f));
+  }
+  return r;
+}
+
+// --- result -----------------------------------------------------------------
+
+std::string encode_whole_failure(const exception_record& record) {
+  std::string body(1, '\1');
+  output_archive ar(body);
+  write_exception(ar, record);
+  return body;
+}
+
+result_writer::result_writer(std::uint32_t count, fd_list* attachments) : body_(1, '\0'), ar_(body_) {
+  attach_to(ar_, attachments);
+  ar_(count);
+}
+
+output_archive& result_writer::begin_value() {
+  item_at_ = body_.size();
+  ar_(std::uint64_t{0}, std::uint8_t{0});  // the length, patched by end_item; status 0
+  return ar_;
+}
+
+void result_writer::fail(const exception_record& record) {
+  body_.resize(item_at_ + sizeof(std::uint64_t));  // drop whatever part of the value was written
+  ar_(std::uint8_t{1});
+  write_exception(ar_, record);
+}
+
+void result_writer::end_item() {
+  const std::uint64_t length = body_.size() - item_at_ - sizeof length;
+  std::memcpy(body_.data() + item_at_, &length, sizeof length);
+  last_at_ = item_at_;
+}
+
+void result_writer::repeat_item() {
+  const std::string last = body_.substr(last_at_);
+  last_at_ = body_.size();
+  body_ += last;
+}
+
+std::string result_writer::finish() { return std::move(body_); }
+
+namespace {
+
+// The u8 before a value or an exception record: whether the record follows
+// (it is read into `failure`).
+bool read_failure(input_archive& ar, exception_record& failure) {
+  std::uint8_t failed;
+  ar(failed);
+  if (failed == 0) return false;
+  failure = read_exception(ar);
+  return true;
+}
+
+}  // namespace
+
+decoded_result decode_result(std::string_view body, std::uint32_t expected) {
+  input_archive ar(body);
+  decoded_result r{};
+  r.whole_failed = read_failure(ar, r.failure);
+  if (r.whole_failed) return r;
+  std::uint32_t count;
+  ar(count);
+  if (count != expected)
+    throw error("ferry: a result holds " + std::to_string(count) + " items, " +
+                std::to_string(expected) + " were sent");
+  r.items.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint64_t length = ar.load_count();
+    r.items.push_back(body.substr(ar.offset(), length));
+    ar.skip(length);
+  }
+  return r;
+}
+
+decoded_item decode_item(std::string_view item) {
+  input_archive ar(item);
+  decoded_item r{};
+  r.failed = read_failure(ar, r.failure);
+  if (!r.failed) r.value = item.substr(ar.offset());
+  return r;
+}
+
+}  // namespace ferry::detail::protocol

@@ -1,0 +1,28 @@
+// Copyright ferry authors. Internal: a worker's side of the connection: read
+// the hello (key, environment, allowed modules, initializer), say ready,
+// then run tasks until told to exit or the pool's end of the socket closes.
+// A task's code may live in a module this process loads on demand.
+#ifndef FERRY_SRC_EXECUTOR_WORKER_WORKER_LOOP_H_
+#define FERRY_SRC_EXECUTOR_WORKER_WORKER_LOOP_H_
+
+namespace ferry::detail {
+
+// Serves the pool on the socket fd and returns the exit status the process
+// should end with, one of protocol.h's: served_status when told to exit or
+// when the pool is gone, start_failed_status when the initializer failed,
+// protocol_error_status after a protocol error, and authentication_status
+// after a message that did not verify.
+int worker_loop(int fd);
+
+// Turns this process into a worker serving on fd, then ends it with
+// worker_loop's status (never returns). The socket becomes close-on-exec
+// first, so that programs a task runs do not hold the pool's channel.
+// `crash_fd`: the write end of the crash pipe (crash_report.h); -1: none.
+[[noreturn]] void serve(int fd, int crash_fd = -1);
+
+// Whether serve() was called in this process.
+bool serving() noexcept;
+
+}  // namespace ferry::detail
+
+#endif  // FERRY_SRC_EXECUTOR_WORKER_WORKER_LOOP_H_
