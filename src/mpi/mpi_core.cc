@@ -27,21 +27,31 @@ constexpr std::chrono::milliseconds sample_period{1};
 
 }  // namespace
 
-mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
-  mpi::job& j = mpi::this_job();
+namespace {
+
+// What an mpi_pool's options cannot do, and a job that cannot have one now:
+// each a ferry::error saying what to do instead.
+void check_can_make_pool(const mpi::job& j, const mpi_pool_options& options) {
   if (!j.initialized)
     throw error("ferry: mpi_pool needs ferry::serve_if_mpi_agent(argc, argv) first in main");
   if (j.rank != 0)
     throw error("ferry: an mpi_pool is made on rank 0 only; other ranks serve in serve_if_mpi_agent");
   if (j.pool_made || j.stopped)
     throw error("ferry: this MPI job already had its mpi_pool; make one per job and keep it");
-  if (options_.local.start == start_method::fork)
+  if (options.local.start == start_method::fork)
     throw error("ferry: mpi_pool's agents cannot fork workers (a forked child inherits the MPI "
                 "process's state); use start_method::spawn or start_method::plugin");
-  if (options_.local.on_output)
+  if (options.local.on_output)
     throw error("ferry: mpi_pool's local.on_output would be called where the workers are, on other "
                 "hosts; use local.worker_output = ferry::output_mode::prefix, which writes their lines, "
                 "named by host, to the agents' output that mpirun forwards");
+}
+
+}  // namespace
+
+mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
+  mpi::job& j = mpi::this_job();
+  check_can_make_pool(j, options_);
   j.pool_made = true;
   if (options_.spawn_agents > 0) mpi::spawn_agents(options_.spawn_agents);
   if (j.agents.empty())
@@ -49,7 +59,14 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
                 "(mpirun -n 2 or more), one more per host than the hosts that only run rank 0");
   channel_ = std::make_unique<mpi::channel>(j.comm, options_.max_piece);
   bell_ = j.bell_of(0);
+  configure_agents(j);
+  manager_.start([this] {
+    run();
+    observation_.loop_ended();
+  });
+}
 
+void mpi_core::configure_agents(mpi::job& j) {
   mpi::agent_config config{options_.local, protocol::encode_initializer(options_.local.initializer),
                            snapshot_module_policy(), options_.local.observer != nullptr, options_.ship_modules};
   config.local.initializer = {};
@@ -71,18 +88,7 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     }
     if (m->type != mpi::kind::hello) continue;
     ++answered;
-    const mpi::hello h = mpi::decode_hello(m->body);
-    if (h.workers == 0) continue;
-    const std::size_t per_worker = std::max<std::size_t>(options_.tasks_in_flight_per_worker, 1);
-    agent a;
-    a.rank = m->source;
-    a.host = h.host;
-    a.floor = h.workers * per_worker;
-    a.most = std::max(a.floor, h.workers * max_in_flight_per_worker);
-    a.sampled = a.last_heard = std::chrono::steady_clock::now();
-    a.bell = j.bell_of(a.rank);
-    agents_.push_back(std::move(a));
-    max_workers_ += h.workers;
+    add_agent(j, m->source, mpi::decode_hello(m->body));
   }
   if (agents_.empty())
     throw error("ferry: no node agent of the MPI job could start its pool; each said why on its "
@@ -94,10 +100,20 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     rooms_.set_limits(i, agents_[i].floor, agents_[i].floor);
     agent_of_rank_[static_cast<std::size_t>(agents_[i].rank)] = i;
   }
-  manager_.start([this] {
-    run();
-    observation_.loop_ended();
-  });
+}
+
+void mpi_core::add_agent(mpi::job& j, int rank, const mpi::hello& h) {
+  if (h.workers == 0) return;  // its pool could not start: it said why
+  const std::size_t per_worker = std::max<std::size_t>(options_.tasks_in_flight_per_worker, 1);
+  agent a;
+  a.rank = rank;
+  a.host = h.host;
+  a.floor = h.workers * per_worker;
+  a.most = std::max(a.floor, h.workers * max_in_flight_per_worker);
+  a.sampled = a.last_heard = std::chrono::steady_clock::now();
+  a.bell = j.bell_of(a.rank);
+  agents_.push_back(std::move(a));
+  max_workers_ += h.workers;
 }
 
 mpi_core::~mpi_core() { shutdown({}); }
@@ -266,71 +282,18 @@ void mpi_core::wait_for_news(mpi::idle_backoff& backoff, std::uint64_t submits_s
   bell_->sleep_unless([&] { return submits_.load() != submits_seen || channel_->pending(); }, pause);
 }
 
+// One turn: what may go to an agent is taken from the queue under the
+// lock, then sent, answers read, and the agents looked at once a sample
+// period; the thread sleeps only when a turn did nothing.
 void mpi_core::run() {
   mpi::idle_backoff backoff;
   auto next_pass = std::chrono::steady_clock::now();
-  bool kill = false;  // shut down with kill_running, as last seen under the lock
+  turn_plan plan;
   for (;;) {
-    std::vector<std::pair<agent*, task>> to_send;
-    bool finished = false;
     const std::uint64_t submits_seen = submits_.load();
-    bool sending = false;  // pieces of a large message still going out
-    {
-      mutex_lock lock(intake_.mu);
-      // Nothing to wait for from the agents: sleep until there is work, but
-      // wake each heartbeat interval to take their heartbeats off MPI's
-      // queue of unexpected messages, which would otherwise only grow.
-      if (rooms_.in_flight() == 0 && intake_.pending.empty() && !intake_.closed())
-        cv_.wait_for(lock.native(), mpi::heartbeat_interval,
-                     [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(intake_.mu) { return !intake_.pending.empty() || intake_.closed(); });
-      kill = intake_.kill_running();
-      while (!kill && !intake_.pending.empty()) {
-        agent* best = agent_for(intake_.pending.front());
-        if (best == nullptr) break;
-        task t = std::move(intake_.pending.front());
-        intake_.pending.pop_front();
-        if (!t.state->start()) continue;  // cancelled meanwhile
-        best->in_flight.emplace(
-            t.id, task_record{t.id, {}, t.state, t.timeout, t.items, t.name, std::chrono::steady_clock::now()});
-        rooms_.add(index_of(*best));
-        to_send.emplace_back(best, std::move(t));
-      }
-      finished = intake_.closed() && (kill || (intake_.pending.empty() && rooms_.in_flight() == 0));
-    }
-    // Small tasks for one agent leave together, large ones alone.
-    std::unordered_map<agent*, std::pair<std::string, std::vector<task*>>> batches;
-    for (auto& [a, t] : to_send) {
-      tell_task(observer(), task_event::kind::started, {.id = t.id, .items = t.items, .name = t.name, .host = a->host});
-      if (options_.ship_modules) ship_modules(*a, t);
-      const mpi::kind k = kind_of(t);
-      if (k == mpi::kind::task_with_settings) t.body = mpi::with_settings({t.timeout, t.name}, t.body);
-      if (t.body.size() > mpi::batch_body_limit) {
-        channel_->send(a->rank, k, t.id, std::move(t.body));
-        if (a->bell != nullptr) a->bell->ring();
-        continue;
-      }
-      auto& [bytes, tasks] = batches[a];
-      mpi::append_to_batch(bytes, t.id, static_cast<std::uint8_t>(k), t.body);
-      tasks.push_back(&t);
-    }
-    for (auto& [a, batch] : batches) {
-      auto& [bytes, tasks] = batch;
-      if (tasks.size() == 1)
-        channel_->send(a->rank, kind_of(*tasks[0]), tasks[0]->id, std::move(tasks[0]->body));
-      else
-        channel_->send(a->rank, mpi::kind::tasks, tasks.size(), std::move(bytes));
-      if (a->bell != nullptr) a->bell->ring();
-    }
-    bool did = !to_send.empty();
-    try {
-      while (std::optional<mpi::message> m = channel_->poll()) {
-        did = true;
-        on_message(std::move(*m));
-      }
-      sending = !channel_->progress();
-    } catch (const std::exception& e) {
-      fail_in_flight(std::make_exception_ptr(error(std::string("ferry: the MPI pool failed: ") + e.what())));
-    }
+    plan = take_tasks();
+    send_tasks(plan.to_send);
+    const auto [did_read, sending] = read_answers();
     // Each pass over every agent at most once a sample period, however many
     // messages arrive: their number grows with the agents too.
     if (const auto now = std::chrono::steady_clock::now(); now >= next_pass) {
@@ -338,9 +301,81 @@ void mpi_core::run() {
       update_windows(now);
       next_pass = now + sample_period;
     }
-    if (finished) break;
-    if (did) backoff.reset(); else if (sending) backoff.yield(); else wait_for_news(backoff, submits_seen);
+    if (plan.finished) break;
+    if (did_read || !plan.to_send.empty()) backoff.reset();
+    else if (sending) backoff.yield();
+    else wait_for_news(backoff, submits_seen);
   }
+  stop_agents(plan.kill);
+}
+
+mpi_core::turn_plan mpi_core::take_tasks() {
+  turn_plan plan;
+  mutex_lock lock(intake_.mu);
+  // Nothing to wait for from the agents: sleep until there is work, but
+  // wake each heartbeat interval to take their heartbeats off MPI's queue
+  // of unexpected messages, which would otherwise only grow.
+  if (rooms_.in_flight() == 0 && intake_.pending.empty() && !intake_.closed())
+    cv_.wait_for(lock.native(), mpi::heartbeat_interval,
+                 [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(intake_.mu) { return !intake_.pending.empty() || intake_.closed(); });
+  plan.kill = intake_.kill_running();
+  while (!plan.kill && !intake_.pending.empty()) {
+    agent* best = agent_for(intake_.pending.front());
+    if (best == nullptr) break;
+    task t = std::move(intake_.pending.front());
+    intake_.pending.pop_front();
+    if (!t.state->start()) continue;  // cancelled meanwhile
+    best->in_flight.emplace(
+        t.id, task_record{t.id, {}, t.state, t.timeout, t.items, t.name, std::chrono::steady_clock::now()});
+    rooms_.add(index_of(*best));
+    plan.to_send.emplace_back(best, std::move(t));
+  }
+  plan.finished = intake_.closed() && (plan.kill || (intake_.pending.empty() && rooms_.in_flight() == 0));
+  return plan;
+}
+
+void mpi_core::send_tasks(std::vector<std::pair<agent*, task>>& to_send) {
+  // Small tasks for one agent leave together, large ones alone.
+  std::unordered_map<agent*, std::pair<std::string, std::vector<task*>>> batches;
+  for (auto& [a, t] : to_send) {
+    tell_task(observer(), task_event::kind::started, {.id = t.id, .items = t.items, .name = t.name, .host = a->host});
+    if (options_.ship_modules) ship_modules(*a, t);
+    const mpi::kind k = kind_of(t);
+    if (k == mpi::kind::task_with_settings) t.body = mpi::with_settings({t.timeout, t.name}, t.body);
+    if (t.body.size() > mpi::batch_body_limit) {
+      channel_->send(a->rank, k, t.id, std::move(t.body));
+      if (a->bell != nullptr) a->bell->ring();
+      continue;
+    }
+    auto& [bytes, tasks] = batches[a];
+    mpi::append_to_batch(bytes, t.id, static_cast<std::uint8_t>(k), t.body);
+    tasks.push_back(&t);
+  }
+  for (auto& [a, batch] : batches) {
+    auto& [bytes, tasks] = batch;
+    if (tasks.size() == 1)
+      channel_->send(a->rank, kind_of(*tasks[0]), tasks[0]->id, std::move(tasks[0]->body));
+    else
+      channel_->send(a->rank, mpi::kind::tasks, tasks.size(), std::move(bytes));
+    if (a->bell != nullptr) a->bell->ring();
+  }
+}
+
+mpi_core::read_outcome mpi_core::read_answers() {
+  read_outcome r;
+  try {
+    while (std::optional<mpi::message> m = channel_->poll()) {
+      r.did = true;
+      on_message(std::move(*m));
+    }
+    r.sending = !channel_->progress();
+  } catch (const std::exception& e) {
+    fail_in_flight(std::make_exception_ptr(error(std::string("ferry: the MPI pool failed: ") + e.what())));
+  }
+  return r;
+}
+
+void mpi_core::stop_agents(bool kill) {
   if (kill) fail_in_flight(stopped_by_shutdown());
   std::vector<int> lost;
   for (const agent& a : agents_)

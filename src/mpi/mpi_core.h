@@ -37,6 +37,11 @@
 #include "mpi/doorbell_linux.h"
 #include "mpi/mpi_channel.h"
 
+namespace ferry::detail::mpi {
+struct job;    // mpi_job.h
+struct hello;  // mpi_messages.h
+}  // namespace ferry::detail::mpi
+
 namespace ferry::detail {
 
 class mpi_core final : public task_queue {
@@ -87,7 +92,28 @@ class mpi_core final : public task_queue {
   // Sends agent a the modules of t it was not sent yet (ship_modules).
   void ship_modules(agent& a, const task& t);
 
-  void run();  // the manager thread
+  // Sends every agent the pool's config and waits for their hellos (60 s at
+  // most): each that could start its pool becomes an agent here.
+  void configure_agents(mpi::job& j);
+  void add_agent(mpi::job& j, int rank, const mpi::hello& h);
+  void run();  // the manager thread: turns until shutdown, then stop_agents
+  // What one turn took from the queue: tasks and the agents they go to,
+  // whether shutdown said kill_running, whether the loop is done.
+  struct turn_plan {
+    std::vector<std::pair<agent*, task>> to_send;
+    bool kill = false;
+    bool finished = false;
+  };
+  turn_plan take_tasks();
+  void send_tasks(std::vector<std::pair<agent*, task>>& to_send);
+  struct read_outcome {
+    bool did = false;      // a message was read
+    bool sending = false;  // pieces of a large message are still going out
+  };
+  read_outcome read_answers();
+  // After the loop: fails what ran if shutdown killed it, then stops the
+  // agents (not the lost ones, to which a send would never complete).
+  void stop_agents(bool kill);
   // The manager's wait when a pass did nothing: yields, or sleeps on its
   // doorbell (rung by a submit and by agents on this host) or, without
   // one, for the back-off's time. `submits_seen`: submits_ when the pass

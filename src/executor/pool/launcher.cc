@@ -171,8 +171,8 @@ launched_worker launch_worker(start_method method, const std::string& program,
   }
   for (fd_pair* p : {&socket, &crash, &out, &err})
     if (p->first) ::fcntl(p->first.get(), F_SETFL, ::fcntl(p->first.get(), F_GETFL) | O_NONBLOCK);
-  return {pid, socket.first.release(), pidfd.release(), crash.first.release(), out.first.release(),
-          err.first.release()};
+  return {pid, std::move(socket.first), std::move(pidfd), std::move(crash.first), std::move(out.first),
+          std::move(err.first)};
 }
 
 std::string default_worker_program() {

@@ -11,6 +11,7 @@
 
 #include <executor/errors.h>
 #include <executor/start_method.h>
+#include "internal/unique_fd.h"
 
 namespace ferry::detail {
 
@@ -27,12 +28,12 @@ class launch_error : public worker_start_error {
 };
 
 struct launched_worker {
-  pid_t pid;
-  int socket;  // the pool's end, non-blocking, close-on-exec
-  int pidfd;   // readable when the worker exits
-  int crash;   // the read end of its crash pipe (crash_report.h), non-blocking, close-on-exec
-  int out = -1;  // with capture: the read ends of its stdout and stderr, non-blocking, close-on-exec
-  int err = -1;
+  pid_t pid = -1;
+  unique_fd socket;  // the pool's end, non-blocking, close-on-exec
+  unique_fd pidfd;   // readable when the worker exits
+  unique_fd crash;   // the read end of its crash pipe (crash_report.h), non-blocking, close-on-exec
+  unique_fd out;     // with capture: the read ends of its stdout and stderr, non-blocking, close-on-exec
+  unique_fd err;
 };
 
 // Starts a worker. `program` is used by spawn (normally /proc/self/exe) and

@@ -231,15 +231,8 @@ void pool_core::start_failed(const std::string& message, bool lasting) {
 
 void pool_core::start_worker() {
   std::vector<int> inherited{wake_fd_};
-  for (const auto& w : workers_) {
-    if (w->socket() >= 0) inherited.push_back(w->socket());
-    inherited.push_back(w->pidfd());
-    inherited.push_back(w->crash_pipe());
-    inherited.push_back(w->output(1));
-    inherited.push_back(w->output(2));
-    w->reusable().append_descriptors(inherited);
-  }
-  launched_worker l{};
+  for (const auto& w : workers_) w->append_descriptors(inherited);
+  launched_worker l;
   try {
     l = launch_worker(options_.start, program_, options_.unset_env, inherited, captures_output());
   } catch (const launch_error& e) {
@@ -248,11 +241,12 @@ void pool_core::start_worker() {
     start_failed(e.what(), e.lasting() || live_workers() == 0);
     return;
   }
-  auto& w = workers_.emplace_back(
-      std::make_unique<worker_slot>(l.pid, l.socket, l.pidfd, l.crash, key_, options_.max_message_size, l.out,
-                                    l.err));
+  // A worker under a memory limit would count the mappings of reused files.
+  const connection::settings channel{options_.max_message_size, options_.shared_memory_threshold,
+                                     options_.max_worker_memory == 0};
+  auto& w = workers_.emplace_back(std::make_unique<worker_slot>(std::move(l), key_, channel));
   try {
-    w->send_hello(hello_body(), options_.shared_memory_threshold);
+    w->send_hello(hello_body());
   } catch (const std::exception& e) {
     w->kill(std::string("could not be configured: ") + e.what());
   }
@@ -269,84 +263,82 @@ void pool_core::requeue(std::deque<pool_task>& tasks) {
 }
 
 void pool_core::dispatch() {
-  // Workers sent tasks in this pass: their messages leave in one write each,
-  // after the pass; a task's started event is told once its message left.
-  std::vector<worker_slot*> sent_to;
-  std::vector<std::pair<worker_slot*, std::uint64_t>> started;
+  dispatch_pass pass;
   {
     mutex_lock lock(intake_.mu);
     while (!intake_.pending.empty()) {
-      auto idle = std::find_if(workers_.begin(), workers_.end(),
-                               [](const auto& w) { return w->state() == worker_slot::phase::idle; });
-      const std::size_t alive = live_workers();
-      const auto starting = static_cast<std::size_t>(std::count_if(
-          workers_.begin(), workers_.end(),
-          [](const auto& w) { return w->state() == worker_slot::phase::starting; }));
-      if (idle == workers_.end() && starting < intake_.pending.size() && alive < max_workers_ &&
-          retry_.may_start(clock::now())) {
+      const placement where = place(intake_.pending.front());
+      if (where.start_worker) {
         lock.unlock();
         start_worker();
         lock.lock();
         continue;
       }
-      // With its output captured, a worker is sent nothing before it
-      // answers: lines read before its result are then surely its running
-      // task's.
-      if (idle == workers_.end() && starting == 0 && !workers_.empty() && !captures_output()) {
-        // Full and all busy: queue behind the least loaded running task. (No
-        // worker at all: a start is waiting for its retry time.)
-        const std::size_t size = intake_.pending.front().body.size();
-        if (size <= max_pipelined_inline && !intake_.pending.front().goes_alone(options_.shared_memory_threshold)) {
-          idle = std::min_element(workers_.begin(), workers_.end(), [](const auto& a, const auto& b) {
-            return a->in_flight().size() < b->in_flight().size();
-          });
-          const worker_slot& w = **idle;
-          // Deeper than two only while the queue is longer than the pool: a
-          // few tasks wait in the pool, where they can still be cancelled
-          // and go to whichever worker frees first.
-          const std::size_t depth =
-              intake_.pending.size() > workers_.size() ? w.pipeline_depth(clock::now()) : 2;
-          if (w.state() != worker_slot::phase::busy || w.in_flight().size() >= depth ||
-              w.queued_bytes() + size > max_queued_bytes || w.timed_out() ||
-              (options_.max_tasks_per_worker != 0 && w.tasks_sent() >= options_.max_tasks_per_worker))
-            idle = workers_.end();
-        }
-      }
-      if (idle == workers_.end()) break;
+      if (where.worker == nullptr) break;
       pool_task t = std::move(intake_.pending.front());
       intake_.pending.pop_front();
       if (!t.started && !t.state->start()) continue;  // cancelled while queued
       t.started = true;
       lock.unlock();
-      worker_slot& w = **idle;
-      // A message that goes alone carries descriptors: what waits for this
-      // worker goes first.
-      if (t.goes_alone(options_.shared_memory_threshold) && w.has_output() && flush_to(w, started)) {
-        lock.lock();
-        intake_.pending.push_front(std::move(t));  // with those given back, for another worker
-        continue;
-      }
-      const std::uint64_t id = t.id;
-      const bool runs_at_once = w.in_flight().empty();
-      std::optional<pool_task> unsent = w.send_task(
-          std::move(t), options_.shared_memory_threshold,
-          role_.pass_buffers ? protocol::flag_pass_buffers : std::uint8_t{0},
-          // A worker under a memory limit would count the mapping it keeps.
-          options_.max_worker_memory == 0);
-      if (!unsent) {
-        if (runs_at_once) started.emplace_back(&w, id);
-        if (w.has_output() && std::find(sent_to.begin(), sent_to.end(), &w) == sent_to.end())
-          sent_to.push_back(&w);
-      }
+      std::optional<pool_task> back = send_to(*where.worker, std::move(t), pass);
       lock.lock();
-      if (unsent) intake_.pending.push_front(std::move(*unsent));
+      if (back) intake_.pending.push_front(std::move(*back));  // for another worker
     }
   }
   bool lost = false;
-  for (worker_slot* w : sent_to) lost = flush_to(*w, started) || lost;
-  for (auto [w, id] : started)
+  for (worker_slot* w : pass.sent_to) lost = flush_to(*w, pass.started) || lost;
+  for (auto [w, id] : pass.started)
     if (!w->in_flight().empty() && w->in_flight().front().id == id) tell(task_event::kind::started, *w, w->in_flight().front());
   if (lost) dispatch();  // what a broken channel gave back, to the others
+}
+
+pool_core::placement pool_core::place(const pool_task& front) {
+  const auto idle = std::find_if(workers_.begin(), workers_.end(),
+                                 [](const auto& w) { return w->state() == worker_slot::phase::idle; });
+  if (idle != workers_.end()) return {idle->get(), false};
+  const auto starting = static_cast<std::size_t>(std::count_if(
+      workers_.begin(), workers_.end(), [](const auto& w) { return w->state() == worker_slot::phase::starting; }));
+  if (starting < intake_.pending.size() && live_workers() < max_workers_ && retry_.may_start(clock::now()))
+    return {nullptr, true};
+  // With its output captured, a worker is sent nothing before it answers:
+  // lines read before its result are then surely its running task's. (No
+  // worker at all: a start is waiting for its retry time.)
+  if (starting == 0 && !workers_.empty() && !captures_output()) return {pipelined_worker(front), false};
+  return {};
+}
+
+worker_slot* pool_core::pipelined_worker(const pool_task& front) {
+  // Full and all busy: queue behind the least loaded running task.
+  const std::size_t size = front.body.size();
+  if (size > max_pipelined_inline || front.goes_alone(options_.shared_memory_threshold)) return nullptr;
+  worker_slot& w = **std::min_element(workers_.begin(), workers_.end(), [](const auto& a, const auto& b) {
+    return a->in_flight().size() < b->in_flight().size();
+  });
+  // Deeper than two only while the queue is longer than the pool: a few
+  // tasks wait in the pool, where they can still be cancelled and go to
+  // whichever worker frees first.
+  const std::size_t depth = intake_.pending.size() > workers_.size() ? w.pipeline_depth(clock::now()) : 2;
+  if (w.state() != worker_slot::phase::busy || w.in_flight().size() >= depth ||
+      w.queued_bytes() + size > max_queued_bytes ||
+      (options_.max_tasks_per_worker != 0 && w.tasks_sent() >= options_.max_tasks_per_worker))
+    return nullptr;
+  return &w;
+}
+
+std::optional<pool_task> pool_core::send_to(worker_slot& w, pool_task t, dispatch_pass& pass) {
+  // A message that goes alone carries descriptors: what waits for this
+  // worker goes first; if that fails, this task goes back too.
+  if (t.goes_alone(options_.shared_memory_threshold) && w.has_output() && flush_to(w, pass.started)) return t;
+  const std::uint64_t id = t.id;
+  const bool runs_at_once = w.in_flight().empty();
+  std::optional<pool_task> unsent =
+      w.send_task(std::move(t), role_.pass_buffers ? protocol::flag_pass_buffers : std::uint8_t{0});
+  if (!unsent) {
+    if (runs_at_once) pass.started.emplace_back(&w, id);
+    if (w.has_output() && std::find(pass.sent_to.begin(), pass.sent_to.end(), &w) == pass.sent_to.end())
+      pass.sent_to.push_back(&w);
+  }
+  return unsent;
 }
 
 bool pool_core::flush_to(worker_slot& w, std::vector<std::pair<worker_slot*, std::uint64_t>>& started) {
@@ -440,7 +432,9 @@ void pool_core::enforce_timers(clock::time_point now) {
     surplus = alive > max_workers_ ? alive - max_workers_ : 0;
   }
   for (auto& w : workers_) {
-    if (kill_running && w->state() == worker_slot::phase::busy && !w->stopped_by_shutdown())
+    // Whatever it runs, even if it is ending for another cause: shutdown's
+    // cause ranks first, so its tasks are cancelled, not sent again.
+    if (kill_running && !w->in_flight().empty() && !w->reaped() && !w->stopped_by_shutdown())
       w->kill_for_shutdown();
     std::optional<worker_slot::deadline> due;
     w->each_deadline(limits_, [&](worker_slot::deadline d, clock::time_point at) {

@@ -121,7 +121,28 @@ class pool_core final : public local_pool {
   void start_failed(const std::string& message, bool lasting);
   std::size_t live_workers() const;
   bool any_ready_worker() const;
+  // Hands the queue's tasks to workers, starting workers as needed; their
+  // messages leave in one write per worker once the queue is done.
   void dispatch();
+  // What one dispatch has done: the workers with messages waiting to leave,
+  // and the tasks that run at once (their started event is told once their
+  // message left).
+  struct dispatch_pass {
+    std::vector<worker_slot*> sent_to;
+    std::vector<std::pair<worker_slot*, std::uint64_t>> started;
+  };
+  // Where the queue's front task goes: an idle worker; else a worker to
+  // start; else a busy one it may queue behind (pipelined_worker); else
+  // nowhere yet.
+  struct placement {
+    worker_slot* worker = nullptr;
+    bool start_worker = false;
+  };
+  placement place(const pool_task& front) ABSL_EXCLUSIVE_LOCKS_REQUIRED(intake_.mu);
+  worker_slot* pipelined_worker(const pool_task& front) ABSL_EXCLUSIVE_LOCKS_REQUIRED(intake_.mu);
+  // Sends t to w (after what waits for w, if t goes alone); gives t back if
+  // it never left.
+  std::optional<pool_task> send_to(worker_slot& w, pool_task t, dispatch_pass& pass);
   // Writes what waits for w; gives back to the queue the tasks whose
   // messages did not leave (and forgets their started events). True if any.
   bool flush_to(worker_slot& w, std::vector<std::pair<worker_slot*, std::uint64_t>>& started);

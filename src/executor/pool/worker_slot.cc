@@ -13,62 +13,60 @@
 
 namespace ferry::detail {
 
-worker_slot::worker_slot(pid_t pid, int socket, int pidfd, int crash_pipe, std::string_view key,
-                         std::size_t max_body, int out, int err)
-    : pid_(pid),
-      socket_(socket),
-      pidfd_(pidfd),
-      crash_pipe_(crash_pipe),
-      out_(out),
-      err_(err),
-      auth_(key, channel_auth::side::pool),
-      reader_(max_body) {
-  reader_.authenticate_with(&auth_);
+worker_slot::worker_slot(launched_worker launched, std::string_view key, connection::settings settings)
+    : pid_(launched.pid),
+      channel_(std::move(launched.socket), settings),
+      pidfd_(std::move(launched.pidfd)),
+      crash_pipe_(std::move(launched.crash)),
+      out_(std::move(launched.out)),
+      err_(std::move(launched.err)),
+      shared_memory_threshold_(settings.shared_memory_threshold) {
+  channel_.authenticate(key, channel_auth::side::pool);
 }
 
-worker_slot::~worker_slot() {
-  if (socket_ >= 0) ::close(socket_);
-  if (pidfd_ >= 0) ::close(pidfd_);
-  if (crash_pipe_ >= 0) ::close(crash_pipe_);
-  if (out_ >= 0) ::close(out_);
-  if (err_ >= 0) ::close(err_);
+void worker_slot::append_descriptors(std::vector<int>& out) const {
+  for (const int fd : {socket(), pidfd(), crash_pipe(), output(1), output(2)})
+    if (fd >= 0) out.push_back(fd);
+  channel_.append_descriptors(out);
 }
 
 void worker_slot::read_output(int stream, bool to_the_end, const std::function<void(int, std::string_view)>& sink) {
-  int& fd = stream == 1 ? out_ : err_;
-  if (fd < 0) return;
+  unique_fd& fd = stream == 1 ? out_ : err_;
+  if (!fd) return;
   output_lines& lines = stream == 1 ? out_lines_ : err_lines_;
   const auto out = [&](std::string_view line) { sink(stream, line); };
-  const bool open = lines.drain(fd, out);
+  const bool open = lines.drain(fd.get(), out);
   if (!open || to_the_end) {
     // Closed, or its worker is gone: its last line, even unterminated, is
     // whole now; what a process it left behind writes later is not its.
     lines.finish(out);
-    ::close(fd);
-    fd = -1;
+    fd.reset();
   }
 }
 
-void worker_slot::close_socket() {
-  if (socket_ < 0) return;
-  ::close(socket_);
-  socket_ = -1;
+void worker_slot::close_channel() {
+  if (!channel_.is_open()) return;
+  channel_.close();
   closed_at_ = clock::now();
 }
 
-void worker_slot::send_hello(const std::string& body, std::size_t shared_memory_threshold) {
-  write_message(socket_, nullptr, protocol::kind::hello, 0, body, shared_memory_threshold);
+void worker_slot::end(end_cause why) {
+  if (phase_ == phase::reaped) return;
+  if (phase_ != phase::ending || why > cause_) cause_ = why;
+  phase_ = phase::ending;
 }
 
-std::optional<pool_task> worker_slot::send_task(pool_task t, std::size_t shared_memory_threshold,
-                                                std::uint8_t flags, bool reuse_memory) {
-  if (!t.goes_alone(shared_memory_threshold)) {
-    append_message(output_, &auth_, protocol::kind::task, t.id, t.body, flags);
-    output_ends_.push_back(output_.size());
+void worker_slot::send_hello(const std::string& body) {
+  channel_.send_unsigned({protocol::kind::hello, 0, body});
+}
+
+std::optional<pool_task> worker_slot::send_task(pool_task t, std::uint8_t flags) {
+  const outgoing m{protocol::kind::task, t.id, t.body, flags, t.attachments.view()};
+  if (!t.goes_alone(shared_memory_threshold_)) {
+    channel_.queue(m);
   } else {
     try {
-      write_message(socket_, &auth_, protocol::kind::task, t.id, t.body, shared_memory_threshold, flags,
-                    t.attachments.view(), reuse_memory ? &reuse_ : nullptr);
+      channel_.send(m);
     } catch (const protocol_error&) {
       // The write failed before its last byte (a message with shared memory
       // goes in one sendmsg, all or nothing), and a worker runs only a whole
@@ -76,8 +74,8 @@ std::optional<pool_task> worker_slot::send_task(pool_task t, std::size_t shared_
       // here, and goes back to be sent to another worker. The channel is
       // broken: closed, the worker's exit is what its tasks in flight
       // report, or if it lives on, the exit_grace deadline kills it.
-      close_socket();
-      phase_ = phase::retiring;
+      close_channel();
+      end(end_cause::channel_lost);
       return t;
     }
   }
@@ -85,24 +83,19 @@ std::optional<pool_task> worker_slot::send_task(pool_task t, std::size_t shared_
     since_ = clock::now();
     t.running_since = since_;
   }
-  phase_ = phase::busy;
+  if (phase_ == phase::idle) phase_ = phase::busy;
   ++tasks_sent_;
   in_flight_.push_back(std::move(t));
-  if (output_.empty()) in_flight_.front().forget_message();  // sent; running needs neither
+  if (!channel_.has_queued()) in_flight_.front().forget_message();  // sent; running needs neither
   return std::nullopt;
 }
 
 std::vector<pool_task> worker_slot::flush() {
   std::vector<pool_task> unsent;
-  if (output_.empty()) return unsent;
-  const std::size_t written = socket_ < 0 ? 0 : write_gathered(socket_, output_);
+  if (!channel_.has_queued()) return unsent;
   // The messages that left whole may run; the rest provably never will (a
   // worker runs only a whole message that passed authentication).
-  const auto whole = static_cast<std::size_t>(
-      std::upper_bound(output_ends_.begin(), output_ends_.end(), written) - output_ends_.begin());
-  const std::size_t lost = output_ends_.size() - whole;
-  output_.clear();
-  output_ends_.clear();
+  const std::size_t lost = channel_.flush();
   if (lost != 0) {
     std::vector<pool_task> back(lost);
     for (std::size_t i = lost; i-- > 0;) {
@@ -111,8 +104,8 @@ std::vector<pool_task> worker_slot::flush() {
     }
     tasks_sent_ -= lost;
     for (pool_task& t : back) unsent.push_back(std::move(t));
-    if (socket_ >= 0) close_socket();
-    phase_ = phase::retiring;
+    close_channel();
+    end(end_cause::channel_lost);
   }
   // A task that runs at once no longer needs its body; one queued behind
   // another keeps it until it starts, to be sent elsewhere if the worker
@@ -138,27 +131,30 @@ std::size_t worker_slot::queued_bytes() const {
 }
 
 void worker_slot::retire() {
-  phase_ = phase::retiring;
+  end(end_cause::retired);
   try {
-    write_message(socket_, &auth_, protocol::kind::exit, 0, {});
+    channel_.send({protocol::kind::exit});
   } catch (const protocol_error&) {
     ::kill(pid_, SIGKILL);
   }
 }
 
 void worker_slot::kill(std::string why) {
-  if (failure_.empty()) failure_ = std::move(why);
+  if (reaped()) return;
+  if (!(phase_ == phase::ending && cause_ >= end_cause::killed)) failure_ = std::move(why);
+  end(end_cause::killed);
   ::kill(pid_, SIGKILL);
-  phase_ = phase::retiring;
 }
 
 void worker_slot::kill_for_timeout() {
-  timed_out_ = true;
+  if (reaped()) return;
+  end(end_cause::killed_for_timeout);
   ::kill(pid_, SIGKILL);
 }
 
 void worker_slot::kill_for_shutdown() {
-  stopped_by_shutdown_ = true;
+  if (reaped()) return;
+  end(end_cause::killed_for_shutdown);
   ::kill(pid_, SIGKILL);
 }
 
@@ -186,26 +182,26 @@ pool_task worker_slot::finish_front(clock::time_point now) {
 }
 
 void worker_slot::read(const message_handler& on_message) {
-  if (socket_ < 0) return;
+  if (!channel_.is_open()) return;
   try {
     for (;;) {
-      const auto got = reader_.fill(socket_, true);
-      while (std::optional<message> m = reader_.next()) on_message(*this, *m);
+      const auto got = channel_.fill(true);
+      while (std::optional<message> m = channel_.next()) on_message(*this, *m);
       if (got == message_reader::fill_result::end) {
         // Normally the process is exiting; the exit_grace deadline kills it
         // if not.
-        close_socket();
+        close_channel();
         return;
       }
       if (got == message_reader::fill_result::nothing) return;
     }
   } catch (const protocol_error& e) {
-    close_socket();
+    close_channel();
     kill(std::string("was killed by the pool after a protocol error: ") + e.what());
   } catch (const authentication_failure& e) {
     // Whatever wrote that message may have written others: nothing more is
     // read from this worker.
-    close_socket();
+    close_channel();
     kill(std::string("was killed by the pool as compromised: ") + e.what());
   }
 }
@@ -215,14 +211,21 @@ exit_facts worker_slot::reap(const message_handler& on_message) {
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   read(on_message);  // a result written just before exiting
-  close_socket();
-  ::close(pidfd_);
-  pidfd_ = -1;
-  reaped_ = true;
-  exit_facts facts{pid_,          status,   phase_ == phase::starting, timed_out_, stopped_by_shutdown_, failure_,
-                   start_failure_, in_flight_.empty() ? std::nullopt : in_flight_.front().timeout};
+  close_channel();
+  pidfd_.reset();
+  const std::optional<end_cause> why = cause();
+  exit_facts facts{pid_,
+                   status,
+                   phase_ == phase::starting,  // it ended before saying ready, unasked
+                   why == end_cause::killed_for_timeout,
+                   why == end_cause::killed_for_shutdown,
+                   failure_,
+                   start_failure_,
+                   in_flight_.empty() ? std::nullopt : in_flight_.front().timeout};
   // What it wrote as it died; a worker that exited or was killed wrote nothing.
-  if (WIFSIGNALED(status) && !in_flight_.empty()) facts.crash = parse_crash_record(read_crash_pipe(crash_pipe_));
+  if (WIFSIGNALED(status) && !in_flight_.empty())
+    facts.crash = parse_crash_record(read_crash_pipe(crash_pipe_.get()));
+  phase_ = phase::reaped;
   return facts;
 }
 

@@ -1,10 +1,18 @@
 // Copyright ferry authors. Internal: one worker of a pool_core, as its
-// manager sees it: the process and its channel, where it is in its life,
+// manager sees it: the process and its connection, where it is in its life,
 // the tasks it was sent, and the deadlines it is under.
 //
 //   starting ──ready──▶ idle ◀──result── busy
 //       │                │ ──task──────▶  │
-//       └──── kill / retire / exit ───────┴──▶ retiring ──exit──▶ reaped
+//       └── kill / retire / lost channel ─┴──▶ ending ──exit──▶ reaped
+//
+// Its life is one state, phase(); on entering `ending` it records why
+// (end_cause), and a later cause replaces that one only if it ranks higher:
+// a kill for shutdown over one for a timeout, either over the pool's other
+// kills, any kill over an ending the worker chose. The cause is what its
+// running task reports (worker_exit.h). Its connection may close before it
+// is reaped (a worker that exits closes it first); that is the resource's
+// state, not the life's.
 //
 // Thread-safety: none; the pool's manager alone uses a slot.
 #ifndef FERRY_SRC_EXECUTOR_POOL_WORKER_SLOT_H_
@@ -23,13 +31,14 @@
 #include <string_view>
 #include <vector>
 
-#include "executor/wire/channel_auth.h"
 #include <executor/internal/future_state.h>
-#include "executor/wire/message_io.h"
+#include "executor/wire/connection.h"
 #include "executor/observe/output_lines.h"
 #include "executor/pool/start_retry.h"
 #include "executor/core/task_record.h"
+#include "executor/pool/launcher.h"
 #include "executor/pool/worker_exit.h"
+#include "internal/unique_fd.h"
 #include <serialize/internal/fd_list.h>
 
 namespace ferry::detail {
@@ -59,7 +68,16 @@ struct pool_task : task_record {
 class worker_slot {
  public:
   using clock = std::chrono::steady_clock;
-  enum class phase { starting, idle, busy, retiring };
+  enum class phase { starting, idle, busy, ending, reaped };
+  // Why it is ending, lowest rank first.
+  enum class end_cause {
+    retired,              // asked to exit (idle too long, surplus, max_tasks_per_worker)
+    exits_by_itself,      // over its memory limit, it said it would
+    channel_lost,         // a write to it failed: it can be sent nothing more
+    killed,               // by the pool, for the reason failure() gives
+    killed_for_timeout,   // its task ran past its timeout
+    killed_for_shutdown,  // shutdown(kill_running)
+  };
 
   // What a deadline, once passed, makes the pool do.
   enum class deadline {
@@ -76,29 +94,33 @@ class worker_slot {
   // ran exec, or closed the descriptor) has this long to exit.
   static constexpr std::chrono::milliseconds exit_grace{1000};
 
-  worker_slot(pid_t pid, int socket, int pidfd, int crash_pipe, std::string_view key, std::size_t max_body,
-              int out = -1, int err = -1);
-  ~worker_slot();  // closes the socket, the pidfd and the pipes
+  // Owns the launched worker's descriptors from now on; its messages are
+  // signed under `key`.
+  worker_slot(launched_worker launched, std::string_view key, connection::settings settings);
   worker_slot(const worker_slot&) = delete;
   worker_slot& operator=(const worker_slot&) = delete;
 
   pid_t pid() const { return pid_; }
-  int socket() const { return socket_; }  // -1 once closed
-  int pidfd() const { return pidfd_; }
-  int crash_pipe() const { return crash_pipe_; }
-  const reusable_buffers& reusable() const { return reuse_; }
+  int socket() const { return channel_.fd(); }  // -1 once closed
+  int pidfd() const { return pidfd_.get(); }    // -1 once reaped
+  int crash_pipe() const { return crash_pipe_.get(); }
+  // Every descriptor it holds (a worker started by fork closes them).
+  void append_descriptors(std::vector<int>& out) const;
   // Its captured stdout (stream 1) and stderr (2): -1 when not captured, or
   // once the worker's end closed.
-  int output(int stream) const { return stream == 1 ? out_ : err_; }
+  int output(int stream) const { return (stream == 1 ? out_ : err_).get(); }
   // Hands out the whole lines the worker wrote on `stream` so far, as
   // sink(stream, line); `to_the_end`: it is gone, so its last line too.
   void read_output(int stream, bool to_the_end, const std::function<void(int, std::string_view)>& sink);
   phase state() const { return phase_; }
-  bool alive() const { return phase_ != phase::retiring; }
+  // Offered tasks and counted as the pool's: not ending, not reaped.
+  bool alive() const { return phase_ == phase::starting || phase_ == phase::idle || phase_ == phase::busy; }
   bool ready() const { return phase_ == phase::idle || phase_ == phase::busy; }
-  bool timed_out() const { return timed_out_; }
+  bool reaped() const { return phase_ == phase::reaped; }
+  // Why it is ending or ended; nullopt while alive.
+  std::optional<end_cause> cause() const { return phase_ == phase::ending || reaped() ? std::optional(cause_) : std::nullopt; }
+  bool stopped_by_shutdown() const { return cause() == end_cause::killed_for_shutdown; }
   std::size_t tasks_sent() const { return tasks_sent_; }
-  bool reaped() const { return reaped_; }
 
   // Sent and not answered, in order: the front one is running, the others
   // wait in the socket (pool_core::dispatch pipelines).
@@ -109,10 +131,11 @@ class worker_slot {
   // one list that both enforcing timers and computing the next wake-up read.
   template <class F>
   void each_deadline(const limits& l, F&& f) const {
-    if (socket_ < 0 && failure_.empty() && !reaped_) f(deadline::exit_grace, closed_at_ + exit_grace);
-    if (phase_ == phase::starting && failure_.empty())
-      f(deadline::start_timeout, since_ + start_retry::start_timeout);
-    if (phase_ == phase::busy && !timed_out_) {
+    // Closed while its process lives on, and not killed by the pool yet.
+    if (!channel_.is_open() && !reaped() && !(phase_ == phase::ending && cause_ >= end_cause::killed))
+      f(deadline::exit_grace, closed_at_ + exit_grace);
+    if (phase_ == phase::starting) f(deadline::start_timeout, since_ + start_retry::start_timeout);
+    if (phase_ == phase::busy) {
       const auto timeout = in_flight_.front().timeout ? in_flight_.front().timeout : l.task_timeout;
       if (timeout) f(deadline::task_timeout, since_ + *timeout);
     }
@@ -120,8 +143,8 @@ class worker_slot {
   }
 
   // Writes the hello, the one message sent unsigned (it carries the key).
-  // Throws what write_message throws.
-  void send_hello(const std::string& body, std::size_t shared_memory_threshold);
+  // Throws what connection::send throws.
+  void send_hello(const std::string& body);
   // Keeps t in flight (running at once if the worker was idle: its
   // running_since is set then), its message with these header `flags`. An
   // inline message waits in the worker's output until flush(), so that a
@@ -131,10 +154,9 @@ class worker_slot {
   // and the worker's channel is closed (the worker is no longer offered
   // tasks). Until flush(), every task in flight keeps its body. With
   // `reuse_memory`, a body in shared memory goes through this worker's
-  // reusable files (reusable_memory_linux.h).
-  std::optional<pool_task> send_task(pool_task t, std::size_t shared_memory_threshold, std::uint8_t flags,
-                                     bool reuse_memory = false);
-  bool has_output() const { return !output_.empty(); }
+  // reusable files (connection::settings::reuse_files).
+  std::optional<pool_task> send_task(pool_task t, std::uint8_t flags);
+  bool has_output() const { return channel_.has_queued(); }
   // Writes what send_task queued, in one write. Returns the tasks whose
   // messages did not leave whole, in order: they never ran, and go to
   // another worker; the channel is then closed, as for send_task.
@@ -151,11 +173,11 @@ class worker_slot {
   // Asks the worker to exit after its current task; kills it if it cannot
   // be asked.
   void retire();
-  // SIGKILL; `why` becomes the cause its task reports, unless one was set.
+  // SIGKILL; `why` becomes the reason its task reports, unless the pool had
+  // killed it already.
   void kill(std::string why);
   void kill_for_timeout();
   void kill_for_shutdown();
-  bool stopped_by_shutdown() const { return stopped_by_shutdown_; }
 
   // Reads what the worker wrote and hands each message to `on_message`,
   // which may throw protocol_error for one it did not expect; that, or an
@@ -175,36 +197,32 @@ class worker_slot {
   // The front task finished: it leaves in_flight, the next one (if any) runs.
   pool_task finish_front(clock::time_point now);
   // It will exit by itself (over its memory limit): it reads nothing more.
-  void exiting_by_itself() { phase_ = phase::retiring; }
+  void exiting_by_itself() { end(end_cause::exits_by_itself); }
 
   std::size_t tasks_done() const { return tasks_done_; }
 
  private:
-  void close_socket();
+  void close_channel();
+  // Enters `ending` for `why`, or, ending already, keeps the higher cause.
+  void end(end_cause why);
 
   pid_t pid_;
-  int socket_;
-  int pidfd_;
-  int crash_pipe_;
-  int out_, err_;
+  connection channel_;
+  unique_fd pidfd_;
+  unique_fd crash_pipe_;
+  unique_fd out_, err_;
   output_lines out_lines_, err_lines_;
-  channel_auth auth_;
-  message_reader reader_;
-  reusable_buffers reuse_;  // for bodies in shared memory, with send_task's reuse_memory
   phase phase_ = phase::starting;
+  end_cause cause_ = end_cause::retired;  // meaningful once ending
   std::deque<pool_task> in_flight_;
-  std::string output_;                // messages queued by send_task, for flush
-  std::vector<std::size_t> output_ends_;  // where each queued message ends in output_
   clock::duration typical_run_{};     // of its recent tasks (a moving average); 0: none yet
   clock::time_point since_ = clock::now();  // of the current phase, or of the front task
   std::size_t tasks_sent_ = 0;
   std::size_t tasks_done_ = 0;
-  clock::time_point closed_at_;  // when the socket closed
-  bool timed_out_ = false;
-  bool stopped_by_shutdown_ = false;
-  bool reaped_ = false;
-  std::string failure_;        // why the pool killed it
-  std::string start_failure_;  // why it could not start (its start_failed message)
+  clock::time_point closed_at_;  // when the connection closed
+  std::size_t shared_memory_threshold_;  // a longer task body goes alone
+  std::string failure_;        // with end_cause::killed: the reason given
+  std::string start_failure_;  // what it said when it could not start (its start_failed message)
 };
 
 }  // namespace ferry::detail

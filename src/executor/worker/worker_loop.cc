@@ -14,10 +14,11 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "executor/pool/crash_report.h"
 #include "executor/worker/memory_watch.h"
-#include "executor/wire/message_io.h"
+#include "executor/wire/connection.h"
 #include "executor/pool/process_linux.h"
 #include "executor/wire/protocol.h"
 #include "executor/worker/run_task.h"
@@ -32,107 +33,120 @@ std::atomic<bool> worker_process{false};
 
 // The next message, polled for within the spin budget first: nullopt at a
 // clean end of stream.
-std::optional<message> next_message(message_reader& reader, int fd, spin_policy& spin) {
+std::optional<message> next_message(connection& pool, spin_policy& spin) {
   const spin_policy::clock::time_point start = spin_policy::clock::now();
   std::optional<message> m;
   if (const spin_policy::clock::duration budget = spin.budget(); budget > budget.zero()) {
     const spin_policy::clock::time_point until = start + budget;
     for (;;) {
-      if ((m = reader.next())) break;
-      if (reader.fill(fd, true) == message_reader::fill_result::end) return std::nullopt;
+      if ((m = pool.next())) break;
+      if (pool.fill(true) == message_reader::fill_result::end) return std::nullopt;
       if (spin_policy::clock::now() >= until) break;
       ::sched_yield();
     }
   }
-  if (!m) m = reader.read_blocking(fd);
+  if (!m) m = pool.read_blocking();
   spin.waited(spin_policy::clock::now() - start);
   return m;
 }
 
-}  // namespace
-
-int worker_loop(int fd) {
-  message_reader reader(std::size_t{1} << 32);
-  std::optional<channel_auth> auth;
-  std::uint64_t shared_memory_threshold = 0;
-  std::uint64_t memory_limit = 0;
+// What the hello set for the tasks to come.
+struct served_config {
+  std::uint64_t memory_limit = 0;  // pool_options::max_worker_memory; 0: none
   std::chrono::microseconds spin{0};
+};
+
+// Reads the pool's hello and applies it: the channel's key, the
+// environment, the module policy, the limits, the initializer. The exit
+// status to end with if that fails.
+std::variant<served_config, int> greet(connection& pool) {
   std::optional<message> hello;
   std::optional<protocol::hello_reader> in;
   try {
-    hello = reader.read_blocking(fd);
+    hello = pool.read_blocking();
     if (!hello || hello->header.type != protocol::kind::hello) return protocol::protocol_error_status;
     in.emplace(hello->body->view());
   } catch (...) {
     return protocol::protocol_error_status;  // not a pool on the other side: nobody to tell
   }
+  bool authenticated = false;
   try {
-    auth.emplace(in->key(), channel_auth::side::worker);
-    reader.authenticate_with(&*auth);
+    pool.authenticate(in->key(), channel_auth::side::worker);
+    authenticated = true;
     const protocol::worker_config& config = in->config();
     for (const auto& [name, value] : config.env) ::setenv(name.c_str(), value.c_str(), 1);
     apply_module_policy(config.policy, policy_host::same);
-    reader.set_max_body(config.max_message_size);
-    shared_memory_threshold = config.shared_memory_threshold;
-    memory_limit = config.max_worker_memory;
-    spin = std::chrono::microseconds(static_cast<std::int64_t>(std::min<std::uint64_t>(config.spin_us, 1'000'000)));
+    served_config served{config.max_worker_memory,
+                         std::chrono::microseconds(static_cast<std::int64_t>(
+                             std::min<std::uint64_t>(config.spin_us, 1'000'000)))};
+    // Large results go through files reused from task to task, except under
+    // a memory limit, where the mappings kept would count against it.
+    pool.configure({config.max_message_size, config.shared_memory_threshold, served.memory_limit == 0});
     if (function<void()> initializer = in->initializer()) initializer();
+    return served;
   } catch (...) {
     try {
       auto [type, what] = describe_current_exception();
-      if (auth) write_message(fd, &*auth, protocol::kind::start_failed, 0, what.empty() ? type : what);
+      if (authenticated) pool.send({protocol::kind::start_failed, 0, what.empty() ? type : what});
     } catch (...) {
     }
     return protocol::start_failed_status;
   }
-  in.reset();
-  hello.reset();
-  // glibc serves a block of 32 MiB or more with its own mmap and unmaps it
-  // when freed: each task with a large argument or result (a 64 MiB vector)
-  // paid its page faults and the clearing of fresh pages again, both for
-  // decoding the argument and for encoding the result. Without a memory
-  // limit, the worker keeps such blocks in its heap for the next task
-  // instead; with one, it gives them back, so as not to retire for memory
-  // it does not use.
-  if (memory_limit == 0) {
-    ::mallopt(M_MMAP_MAX, 0);
-    ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+// glibc serves a block of 32 MiB or more with its own mmap and unmaps it
+// when freed: each task with a large argument or result (a 64 MiB vector)
+// paid its page faults and the clearing of fresh pages again, both for
+// decoding the argument and for encoding the result. Without a memory
+// limit, the worker keeps such blocks in its heap for the next task
+// instead; with one, it gives them back, so as not to retire for memory it
+// does not use.
+void keep_freed_blocks(std::uint64_t memory_limit) {
+  if (memory_limit != 0) return;
+  ::mallopt(M_MMAP_MAX, 0);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+// Runs one task message into its result's body, the buffers it passes in
+// `passed`.
+std::string run_one(const message& m, memory_watch& watch, fd_list& passed) {
+  watch.task_started();
+  const bool pass_buffers = (m.header.flags & protocol::flag_pass_buffers) != 0;
+  std::string result = run_task(m.body->view(), m.body->attachments(), pass_buffers ? &passed : nullptr);
+  watch.task_finished();
+  if (passed.size() > protocol::max_attachments) {
+    passed.clear();
+    result = protocol::encode_whole_failure(
+        {protocol::exception_kind::serialization, "ferry::error",
+         "ferry: the task's result passes more than " + std::to_string(protocol::max_attachments) +
+             " ferry::shared_buffer values; return fewer, or one larger buffer",
+         serialization_error::phase::saving_result});
   }
-  memory_watch watch(memory_limit);
-  // Large results go through files reused from task to task, except under a
-  // memory limit, where the mappings kept would count against it.
-  std::optional<reusable_buffers> reuse;
-  if (memory_limit == 0) reuse.emplace();
+  // What the task printed goes out before its result, so that the pool
+  // reads it as the task's.
+  std::fflush(stdout);
+  std::fflush(stderr);
+  return result;
+}
+
+// Says ready, then runs tasks until told to exit, the pool is gone, or the
+// worker is over its memory limit.
+int serve_tasks(connection& pool, const served_config& config) {
+  memory_watch watch(config.memory_limit);
   try {
-    write_message(fd, &*auth, protocol::kind::ready, 0, {});
-    spin_policy waiting(spin);
+    pool.send({protocol::kind::ready});
+    spin_policy waiting(config.spin);
     for (;;) {
-      std::optional<message> m = next_message(reader, fd, waiting);
+      std::optional<message> m = next_message(pool, waiting);
       if (!m || m->header.type == protocol::kind::exit) return protocol::served_status;
       if (m->header.type != protocol::kind::task) return protocol::protocol_error_status;
       const std::uint64_t id = m->header.id;
-      watch.task_started();
       fd_list passed;
-      const bool pass_buffers = (m->header.flags & protocol::flag_pass_buffers) != 0;
-      std::string result = run_task(m->body->view(), m->body->attachments(),
-                                    pass_buffers ? &passed : nullptr);
-      watch.task_finished();
-      if (passed.size() > protocol::max_attachments) {
-        passed.clear();
-        result = protocol::encode_whole_failure(
-            {protocol::exception_kind::serialization, "ferry::error",
-             "ferry: the task's result passes more than " + std::to_string(protocol::max_attachments) +
-                 " ferry::shared_buffer values; return fewer, or one larger buffer",
-             serialization_error::phase::saving_result});
-      }
-      // What the task printed goes out before its result, so that the pool
-      // reads it as the task's.
-      std::fflush(stdout);
-      std::fflush(stderr);
+      const std::string result = run_one(*m, watch, passed);
       m.reset();  // unmap the arguments before the result is written
-      const bool retiring = memory_limit != 0 && resident_bytes() > memory_limit;
-      write_message(fd, &*auth, protocol::kind::result, id, result, shared_memory_threshold,
-                    retiring ? protocol::flag_retiring : 0, passed.view(), reuse ? &*reuse : nullptr);
+      const bool retiring = config.memory_limit != 0 && resident_bytes() > config.memory_limit;
+      pool.send({protocol::kind::result, id, result, retiring ? protocol::flag_retiring : std::uint8_t{0},
+                 passed.view()});
       if (retiring) return protocol::served_status;
     }
   } catch (const protocol_error& e) {
@@ -143,6 +157,18 @@ int worker_loop(int fd) {
     std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());
     return protocol::authentication_status;
   }
+}
+
+}  // namespace
+
+int worker_loop(int fd) {
+  // Until the hello says otherwise: a body of up to 4 GiB, inline.
+  connection pool(unique_fd(fd), {std::size_t{1} << 32});
+  const std::variant<served_config, int> greeting = greet(pool);
+  if (const int* status = std::get_if<int>(&greeting)) return *status;
+  const served_config& config = std::get<served_config>(greeting);
+  keep_freed_blocks(config.memory_limit);
+  return serve_tasks(pool, config);
 }
 
 void serve(int fd, int crash_fd) {

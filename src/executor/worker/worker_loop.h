@@ -7,11 +7,12 @@
 
 namespace ferry::detail {
 
-// Serves the pool on the socket fd and returns the exit status the process
-// should end with, one of protocol.h's: served_status when told to exit or
-// when the pool is gone, start_failed_status when the initializer failed,
-// protocol_error_status after a protocol error, and authentication_status
-// after a message that did not verify.
+// Serves the pool on the socket fd, which it owns from now on, and returns
+// the exit status the process should end with, one of protocol.h's:
+// served_status when told to exit or when the pool is gone,
+// start_failed_status when the initializer failed, protocol_error_status
+// after a protocol error, and authentication_status after a message that
+// did not verify.
 int worker_loop(int fd);
 
 // Turns this process into a worker serving on fd, then ends it with

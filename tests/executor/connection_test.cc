@@ -1,0 +1,135 @@
+// Copyright ferry authors.
+//
+// One end of a pool-worker channel (src/executor/wire/connection.h): what
+// it signs, what it refuses, what a batch that could not leave says.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "executor/wire/connection.h"
+
+using ferry::detail::authentication_failure;
+using ferry::detail::channel_auth;
+using ferry::detail::connection;
+using ferry::detail::message;
+using ferry::detail::protocol_error;
+using ferry::detail::unique_fd;
+namespace protocol = ferry::detail::protocol;
+
+namespace {
+
+const std::string key_a(protocol::key_size, 'a');
+const std::string key_b(protocol::key_size, 'b');
+
+// The pool's end and the worker's end of one socket pair.
+struct channel {
+  std::optional<connection> pool, worker;
+  explicit channel(connection::settings s = {1u << 20}) {
+    int sv[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    pool.emplace(unique_fd(sv[0]), s);
+    worker.emplace(unique_fd(sv[1]), s);
+  }
+};
+
+std::optional<message> next(connection& c) {
+  if (std::optional<message> m = c.next()) return m;
+  c.fill(true);
+  return c.next();
+}
+
+}  // namespace
+
+TEST(Connection, QueuedMessagesLeaveInOneFlushAndArriveSignedInOrder) {
+  channel c;
+  c.pool->authenticate(key_a, channel_auth::side::pool);
+  c.worker->authenticate(key_a, channel_auth::side::worker);
+  for (std::uint64_t id = 1; id <= 3; ++id) c.pool->queue({protocol::kind::task, id, "body " + std::to_string(id)});
+  EXPECT_TRUE(c.pool->has_queued());
+  EXPECT_EQ(c.pool->flush(), 0u);
+  EXPECT_FALSE(c.pool->has_queued());
+  for (std::uint64_t id = 1; id <= 3; ++id) {
+    std::optional<message> m = next(*c.worker);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->header.id, id);
+    EXPECT_EQ(m->body->view(), "body " + std::to_string(id));
+  }
+}
+
+TEST(Connection, AMessageSignedUnderAnotherKeyIsRefused) {
+  channel c;
+  c.pool->authenticate(key_a, channel_auth::side::pool);
+  c.worker->authenticate(key_b, channel_auth::side::worker);
+  c.pool->send({protocol::kind::task, 1, "x"});
+  EXPECT_THROW(next(*c.worker), authentication_failure);
+}
+
+TEST(Connection, TheHelloGoesUnsignedAndWhatFollowsIsSigned) {
+  channel c;
+  c.pool->authenticate(key_a, channel_auth::side::pool);
+  c.pool->send_unsigned({protocol::kind::hello, 0, "the key travels here"});
+  std::optional<message> hello = c.worker->read_blocking();
+  ASSERT_TRUE(hello);
+  EXPECT_EQ(hello->header.type, protocol::kind::hello);
+  c.worker->authenticate(key_a, channel_auth::side::worker);
+  c.worker->send({protocol::kind::ready});
+  std::optional<message> ready = c.pool->read_blocking();
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->header.type, protocol::kind::ready);
+}
+
+TEST(Connection, AnUnsignedMessageAfterAuthenticationIsRefused) {
+  channel c;
+  c.worker->authenticate(key_a, channel_auth::side::worker);
+  c.pool->send({protocol::kind::task, 1, "unsigned"});  // the pool's end never authenticated
+  EXPECT_THROW(next(*c.worker), authentication_failure);
+}
+
+TEST(Connection, ABatchThatCannotLeaveSaysHowManyOfItsMessagesNeverLeft) {
+  channel c;
+  c.worker->close();
+  c.pool->queue({protocol::kind::task, 1, "a"});
+  c.pool->queue({protocol::kind::task, 2, "b"});
+  EXPECT_EQ(c.pool->flush(), 2u);
+  EXPECT_FALSE(c.pool->has_queued());
+}
+
+TEST(Connection, SendingOnAClosedConnectionIsAProtocolError) {
+  channel c;
+  c.pool->close();
+  EXPECT_FALSE(c.pool->is_open());
+  EXPECT_EQ(c.pool->fd(), -1);
+  EXPECT_THROW(c.pool->send({protocol::kind::exit}), protocol_error);
+  c.pool->queue({protocol::kind::task, 1, "a"});
+  EXPECT_EQ(c.pool->flush(), 1u);
+}
+
+TEST(Connection, ABodyAboveTheThresholdArrivesWholeThroughSharedMemory) {
+  channel c({1u << 24, 4096, true});
+  const std::string large(1u << 20, 'L');
+  c.pool->send({protocol::kind::task, 7, large});
+  std::vector<int> reused;
+  c.pool->append_descriptors(reused);
+  EXPECT_EQ(reused.size(), 1u);  // it went through a reused file
+  std::optional<message> m = c.worker->read_blocking();
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->header.id, 7u);
+  EXPECT_EQ(m->body->view(), large);
+}
+
+TEST(Connection, AnIncomingBodyAboveTheMaximumIsAProtocolError) {
+  channel c({64});
+  c.pool->send({protocol::kind::task, 1, std::string(1000, 'x')});
+  EXPECT_THROW(
+      {
+        c.worker->fill(false);
+        c.worker->next();
+      },
+      protocol_error);
+}
