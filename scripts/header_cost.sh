@@ -6,7 +6,8 @@
 # preprocessed lines of each. A third unit is the floor under the first:
 # the standard headers whose types ferry's API names, and cereal's core and
 # binary archive, which any unit that encodes a closure's captures through
-# cereal parses.
+# cereal parses. Then what each of the costliest parts of ferry's headers
+# adds to that floor.
 #   scripts/header_cost.sh [COMPILER]   (default g++)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,3 +37,7 @@ echo "<executor/executor.h>: $f s, $(lines "$work/ferry.cc") lines"
 echo "<future> and <thread>: $s s, $(lines "$work/std.cc") lines"
 echo "floor (std types and cereal's core): $c s, $(lines "$work/floor.cc") lines"
 awk -v f="$f" -v s="$s" -v c="$c" 'BEGIN { printf "ratio: %.1fx (the floor alone: %.1fx)\n", f / s, c / s }'
+for part in serialize/std_types.h cereal/types/memory.hpp filesystem ranges; do
+  { cat "$work/floor.cc"; echo "#include <$part>"; } >"$work/part.cc"
+  awk -v p="$part" -v a="$(median "$work/part.cc")" -v c="$c" 'BEGIN { printf "the floor and <%s>: +%.2f s\n", p, a - c }'
+done
