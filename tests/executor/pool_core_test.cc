@@ -1,9 +1,12 @@
 // Copyright ferry authors.
 //
-// A local pool driven by the thread that made it (local_pool::create, what
-// an MPI agent runs): nothing happens between turns, a turn ends as
-// soon as a worker answers, and crashes, timers and shutdown are handled
-// inside turns. Run once per start method, as executor_test is.
+// The pool's manager (src/executor/pool/pool_core.h), driven turn by turn
+// through its local_pool face (what an MPI agent runs), so that each rule
+// is seen at the turn it acts: nothing happens between turns, a turn ends
+// as soon as a worker answers, workers start as the queue needs them, and
+// crashes, timers and shutdown are handled inside turns. process_pool runs
+// the same core on its own thread (the executor tests). Run once per start
+// method, as executor_test is.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -46,9 +49,9 @@ bool turn_until_ready(local_pool& core, const Future& f) {
   return true;
 }
 
-using CallerDrivenPool = ferry_test::ExecutorTest;
+using PoolCore = ferry_test::ExecutorTest;
 
-TEST_F(CallerDrivenPool, RunsTasksOnlyWhileItsThreadTurns) {
+TEST_F(PoolCore, RunsTasksOnlyWhileItsThreadTurns) {
   auto core = caller_driven();
   front pool(core);
   auto f = pool.submit(test_tasks::add(), 2, 3);
@@ -59,7 +62,7 @@ TEST_F(CallerDrivenPool, RunsTasksOnlyWhileItsThreadTurns) {
   EXPECT_EQ(f.get(), 5);
 }
 
-TEST_F(CallerDrivenPool, StartWorkersStartsEveryWorkerBeforeAnyTask) {
+TEST_F(PoolCore, StartWorkersStartsEveryWorkerBeforeAnyTask) {
   auto core = caller_driven(options(2));
   core->start_workers();
   EXPECT_EQ(core->worker_pids().size(), 2u);
@@ -72,7 +75,24 @@ TEST_F(CallerDrivenPool, StartWorkersStartsEveryWorkerBeforeAnyTask) {
   EXPECT_EQ(core->worker_pids().size(), 2u) << "a task started a worker beyond the two";
 }
 
-TEST_F(CallerDrivenPool, AWorkersAnswerEndsALongTurnAtOnce) {
+TEST_F(PoolCore, AQueueOfOneTaskStartsOneWorkerNotAllThePoolMayHave) {
+  auto core = caller_driven(options(4));
+  front pool(core);
+  auto f = pool.submit(test_tasks::add(), 2, 3);
+  ASSERT_TRUE(turn_until_ready(*core, f));
+  EXPECT_EQ(f.get(), 5);
+  EXPECT_EQ(core->worker_pids().size(), 1u);
+  // Three at once start the rest they need, and no more than the pool's four.
+  auto a = pool.submit(test_tasks::sleep_ms(), 300);
+  auto b = pool.submit(test_tasks::sleep_ms(), 300);
+  auto c = pool.submit(test_tasks::sleep_ms(), 300);
+  core->turn(1ms);
+  EXPECT_EQ(core->worker_pids().size(), 3u);
+  ASSERT_TRUE(turn_until_ready(*core, a) && turn_until_ready(*core, b) && turn_until_ready(*core, c));
+  EXPECT_EQ(core->worker_pids().size(), 3u) << "a worker started that no task needed";
+}
+
+TEST_F(PoolCore, AWorkersAnswerEndsALongTurnAtOnce) {
   auto core = caller_driven();
   front pool(core);
   auto warm = pool.submit(test_tasks::add(), 1, 1);
@@ -85,7 +105,7 @@ TEST_F(CallerDrivenPool, AWorkersAnswerEndsALongTurnAtOnce) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s) << "the turn waited out its timeout";
 }
 
-TEST_F(CallerDrivenPool, CallbacksRunOnTheTurningThread) {
+TEST_F(PoolCore, CallbacksRunOnTheTurningThread) {
   auto core = caller_driven();
   int x = 20, y = 22;
   auto encode = [&](ferry::output_archive& ar) { ar(x, y); };
@@ -99,7 +119,7 @@ TEST_F(CallerDrivenPool, CallbacksRunOnTheTurningThread) {
   EXPECT_EQ(ran_on, std::this_thread::get_id());
 }
 
-TEST_F(CallerDrivenPool, ACrashFailsOnlyItsFutureAndThePoolGoesOn) {
+TEST_F(PoolCore, ACrashFailsOnlyItsFutureAndThePoolGoesOn) {
   auto core = caller_driven();
   front pool(core);
   auto crashed = pool.submit(test_tasks::crash(), std::string("segv"));
@@ -110,7 +130,7 @@ TEST_F(CallerDrivenPool, ACrashFailsOnlyItsFutureAndThePoolGoesOn) {
   EXPECT_EQ(next.get(), 42);
 }
 
-TEST_F(CallerDrivenPool, ATaskTimeoutIsEnforcedWithinTurns) {
+TEST_F(PoolCore, ATaskTimeoutIsEnforcedWithinTurns) {
   ferry::pool_options o = options(1);
   o.task_timeout = 200ms;
   auto core = caller_driven(o);
@@ -120,7 +140,7 @@ TEST_F(CallerDrivenPool, ATaskTimeoutIsEnforcedWithinTurns) {
   expect_error<ferry::task_timeout_error>([&] { f.get(); });
 }
 
-TEST_F(CallerDrivenPool, ShutdownTurnsUntilTheQueueIsDrained) {
+TEST_F(PoolCore, ShutdownTurnsUntilTheQueueIsDrained) {
   auto core = caller_driven(options(2));
   front pool(core);
   std::vector<ferry::future<int>> futures;
@@ -134,7 +154,7 @@ TEST_F(CallerDrivenPool, ShutdownTurnsUntilTheQueueIsDrained) {
   EXPECT_EQ(children(), std::vector<int>{});
 }
 
-TEST_F(CallerDrivenPool, ShutdownWithKillRunningStopsARunningTask) {
+TEST_F(PoolCore, ShutdownWithKillRunningStopsARunningTask) {
   auto core = caller_driven();
   front pool(core);
   // A ready worker first (its start takes hundreds of ms under ASan).
