@@ -93,23 +93,23 @@ modules_dir::modules_dir() {
   if (::mkdtemp(pattern.data()) == nullptr)
     throw_errno("make a directory for shipped modules ('" + pattern + "'; set TMPDIR to a writable one)");
   path_ = pattern;
-  dir_fd_ = ::open(pattern.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  dir_fd_.reset(::open(pattern.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   int ends[2] = {-1, -1};
-  if (dir_fd_ < 0 || ::pipe2(ends, O_CLOEXEC) != 0) {
+  if (!dir_fd_ || ::pipe2(ends, O_CLOEXEC) != 0) {
     const int saved = errno;
-    if (dir_fd_ >= 0) ::close(dir_fd_);
+    dir_fd_.reset();
     ::rmdir(pattern.c_str());
     errno = saved;
     throw_errno("prepare its directory for shipped modules '" + pattern + "'");
   }
+  const unique_fd guard_end(ends[0]);
+  agent_end_.reset(ends[1]);
   guard_ = ::fork();
-  if (guard_ == 0) guard_until_gone(ends[0], dir_fd_, pattern.c_str());
-  const int saved = errno;
-  ::close(ends[0]);
-  agent_end_ = ends[1];
+  if (guard_ == 0) guard_until_gone(guard_end.get(), dir_fd_.get(), pattern.c_str());
   if (guard_ < 0) {
-    ::close(agent_end_);
-    ::close(dir_fd_);
+    const int saved = errno;
+    agent_end_.reset();
+    dir_fd_.reset();
     ::rmdir(pattern.c_str());
     errno = saved;
     throw_errno("start the guard of its directory for shipped modules");
@@ -117,10 +117,10 @@ modules_dir::modules_dir() {
 }
 
 modules_dir::~modules_dir() {
-  empty(dir_fd_);
-  ::close(dir_fd_);
+  empty(dir_fd_.get());
+  dir_fd_.reset();
   ::rmdir(path_.c_str());
-  ::close(agent_end_);  // the guard wakes, finds nothing left, and exits
+  agent_end_.reset();  // the guard wakes, finds nothing left, and exits
   while (::waitpid(guard_, nullptr, 0) < 0 && errno == EINTR) {
   }
 }

@@ -31,6 +31,8 @@
 
 #include <filesystem>
 
+#include "internal/unique_fd.h"
+
 namespace ferry::detail::mpi {
 
 class modules_dir {
@@ -47,8 +49,8 @@ class modules_dir {
 
  private:
   std::filesystem::path path_;
-  int dir_fd_ = -1;      // the directory, open: emptied without building paths
-  int agent_end_ = -1;   // of the pipe; its close ends the guard
+  unique_fd dir_fd_;     // the directory, open: emptied without building paths
+  unique_fd agent_end_;  // of the pipe; its close ends the guard
   pid_t guard_ = -1;
 };
 

@@ -3,6 +3,7 @@
 // serve_if_mpi_agent: MPI's initialization, which rank is which host's
 // agent, and the end of the job.
 #include "mpi/mpi_job.h"
+#include "internal/unique_fd.h"
 
 #include <fcntl.h>
 #include <mpi.h>
@@ -39,21 +40,17 @@ doorbell* share_doorbells(MPI_Comm node, int node_rank, std::size_t count) {
   if (node_rank == 0) {
     std::snprintf(name, sizeof name, "/ferry-bells-%d-%lx", static_cast<int>(::getpid()),
                   static_cast<unsigned long>(std::chrono::steady_clock::now().time_since_epoch().count()));
-    const int fd = ::shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(bytes)) != 0 ||
-        (at = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
-      if (fd >= 0) ::shm_unlink(name);
+    const unique_fd fd(::shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    if (!fd || ::ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0 ||
+        (at = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0)) == MAP_FAILED) {
+      if (fd) ::shm_unlink(name);
       name[0] = '\0';
     }
-    if (fd >= 0) ::close(fd);
   }
   MPI_Bcast(name, sizeof name, MPI_CHAR, 0, node);
   if (node_rank != 0 && name[0] != '\0') {
-    const int fd = ::shm_open(name, O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-      at = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      ::close(fd);
-    }
+    if (const unique_fd fd(::shm_open(name, O_RDWR | O_CLOEXEC, 0600)); fd)
+      at = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
   }
   MPI_Barrier(node);
   if (node_rank == 0 && name[0] != '\0') ::shm_unlink(name);

@@ -68,8 +68,8 @@ pool_core::pool_core(pool_options options, std::string initializer_record, role 
     throw worker_start_error("ferry: the worker program '" + program_ +
                              "' for start_method::plugin is not an executable file; set "
                              "pool_options::worker_program or $FERRY_WORKER");
-  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake_fd_ < 0) throw error(std::string("ferry: eventfd: ") + std::strerror(errno));
+  wake_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!wake_fd_) throw error(std::string("ferry: eventfd: ") + std::strerror(errno));
   if (role_.loop == driver::own_thread)
     manager_.start([this] {
       while (pass(std::nullopt)) {
@@ -80,7 +80,6 @@ pool_core::pool_core(pool_options options, std::string initializer_record, role 
 
 pool_core::~pool_core() {
   shutdown({});
-  ::close(wake_fd_);
 }
 
 std::shared_ptr<future_state> pool_core::submit_task(const task_writer& task, std::uint32_t count) {
@@ -193,7 +192,7 @@ std::vector<int> pool_core::worker_pids() const {
 void pool_core::wake() {
   if (role_.loop == driver::caller) return;  // the one thread is not waiting
   const std::uint64_t one = 1;
-  [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  [[maybe_unused]] const ssize_t n = ::write(wake_fd_.get(), &one, sizeof one);
 }
 
 void pool_core::publish_pids() {
@@ -230,7 +229,7 @@ void pool_core::start_failed(const std::string& message, bool lasting) {
 }
 
 void pool_core::start_worker() {
-  std::vector<int> inherited{wake_fd_};
+  std::vector<int> inherited{wake_fd_.get()};
   for (const auto& w : workers_) w->append_descriptors(inherited);
   launched_worker l;
   try {
@@ -544,7 +543,7 @@ bool pool_core::serve_once(std::optional<clock::duration> most) {
   dispatch();
   if (finished_shutting_down()) return false;
   fds_.clear();
-  fds_.push_back({wake_fd_, POLLIN, 0});
+  fds_.push_back({wake_fd_.get(), POLLIN, 0});
   for (const auto& w : workers_) {
     fds_.push_back({w->socket(), POLLIN, 0});  // each -1 once closed, or not captured: ignored
     fds_.push_back({w->pidfd(), POLLIN, 0});
@@ -580,7 +579,7 @@ bool pool_core::serve_once(std::optional<clock::duration> most) {
   spin_.waited(clock::now() - now);
   if (fds_[0].revents != 0) {
     std::uint64_t count;
-    [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &count, sizeof count);
+    [[maybe_unused]] const ssize_t n = ::read(wake_fd_.get(), &count, sizeof count);
   }
   const std::size_t n = workers_.size();  // workers started below are not in fds_
   for (std::size_t i = 0; i < n; ++i) {

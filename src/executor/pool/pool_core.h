@@ -48,6 +48,7 @@
 #include "executor/core/pool_observation.h"
 #include "executor/pool/worker_slot.h"
 #include "internal/mutex.h"
+#include "internal/unique_fd.h"
 
 namespace ferry::detail {
 
@@ -180,7 +181,7 @@ class pool_core final : public local_pool {
   std::atomic<std::size_t> max_workers_;
   std::vector<int> pids_ ABSL_GUARDED_BY(intake_.mu);
 
-  int wake_fd_;
+  unique_fd wake_fd_;  // the eventfd that wakes the manager; closed after shutdown joined it
   // The manager's alone.
   std::vector<std::unique_ptr<worker_slot>> workers_;
   start_retry retry_;

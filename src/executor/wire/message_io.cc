@@ -197,24 +197,20 @@ std::optional<message> message_reader::next() {
     throw protocol_error("a message passes " + std::to_string(fd_count) + " descriptors but " +
                          std::to_string(fds_.size()) + " came with it");
   fd_list passed;
-  const int body_fd = shared ? fds_.front() : -1;
+  unique_fd body_fd(shared ? fds_.front() : -1);
   if (shared) fds_.pop_front();
-  try {
-    for (std::size_t i = 0; i < h.attachments; ++i) {
-      passed.push_back(fds_.front());
-      fds_.pop_front();
-    }
-  } catch (...) {
-    if (body_fd >= 0) ::close(body_fd);
-    throw;
+  for (std::size_t i = 0; i < h.attachments; ++i) {
+    passed.push_back(fds_.front());
+    fds_.pop_front();
   }
   const std::string passed_identities = passed.empty() ? std::string() : identities(passed.view());
   std::shared_ptr<const message_body> body;
   if (shared) {
     consumed_ += header_size;
     std::string identity;
-    body = (h.flags & protocol::flag_reusable_memory) != 0 ? reusable_.body(body_fd, h.length, identity)
-                                                          : map_sealed_memfd(body_fd, h.length, identity);
+    body = (h.flags & protocol::flag_reusable_memory) != 0
+               ? reusable_.body(std::move(body_fd), h.length, identity)
+               : map_sealed_memfd(std::move(body_fd), h.length, identity);
     if (auth_ != nullptr) auth_->verify(h, identity, passed_identities);
   } else {
     if (auth_ != nullptr)
@@ -247,7 +243,8 @@ void write_message(int fd, channel_auth* auth, protocol::kind type, std::uint64_
   const bool large = body.size() > shared_memory_threshold;
   // A reusable file stays open with `reuse`; a sealed one is closed here.
   const int reused = large && reuse != nullptr ? reuse->put(body) : -1;
-  const int mem = reused >= 0 ? reused : large ? sealed_memfd(body) : -1;
+  const unique_fd sealed = reused < 0 && large ? sealed_memfd(body) : unique_fd();
+  const int mem = reused >= 0 ? reused : sealed.get();
   if (mem < 0) {
     const protocol::header h = signed_header(auth, type, id, body.size(), body, flags, attachments);
     iovec iov[2] = {{const_cast<protocol::header*>(&h), header_size},
@@ -255,20 +252,13 @@ void write_message(int fd, channel_auth* auth, protocol::kind type, std::uint64_
     send_message(fd, iov, body.empty() ? 1 : 2, attachments);
     return;
   }
-  try {
-    const std::uint8_t where =
-        protocol::flag_shared_memory | (reused >= 0 ? protocol::flag_reusable_memory : 0);
-    protocol::header h = signed_header(auth, type, id, body.size(), file_identity(mem), flags | where, attachments);
-    int pass[max_fds_per_message];
-    pass[0] = mem;
-    std::copy(attachments.begin(), attachments.end(), pass + 1);
-    iovec iov{&h, header_size};
-    send_message(fd, &iov, 1, std::span<const int>(pass, 1 + attachments.size()));
-  } catch (...) {
-    if (reused < 0) ::close(mem);
-    throw;
-  }
-  if (reused < 0) ::close(mem);
+  const std::uint8_t where = protocol::flag_shared_memory | (reused >= 0 ? protocol::flag_reusable_memory : 0);
+  protocol::header h = signed_header(auth, type, id, body.size(), file_identity(mem), flags | where, attachments);
+  int pass[max_fds_per_message];
+  pass[0] = mem;
+  std::copy(attachments.begin(), attachments.end(), pass + 1);
+  iovec iov{&h, header_size};
+  send_message(fd, &iov, 1, std::span<const int>(pass, 1 + attachments.size()));
 }
 
 void append_message(std::string& out, channel_auth* auth, protocol::kind type, std::uint64_t id,

@@ -60,18 +60,15 @@ int reusable_buffers::put(std::string_view body) {
       if (slot == buffers_.end()) return -1;
     }
     const std::size_t capacity = (body.size() + room_step - 1) / room_step * room_step;
-    const int fd = ::memfd_create("ferry-reusable", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0) return -1;
+    unique_fd fd(::memfd_create("ferry-reusable", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+    if (!fd) return -1;
     void* base = MAP_FAILED;
-    if (::ftruncate(fd, static_cast<off_t>(reusable_body_offset + capacity)) == 0 &&
-        ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0)
-      base = ::mmap(nullptr, reusable_body_offset + capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (base == MAP_FAILED) {
-      ::close(fd);
-      return -1;
-    }
+    if (::ftruncate(fd.get(), static_cast<off_t>(reusable_body_offset + capacity)) == 0 &&
+        ::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK) == 0)
+      base = ::mmap(nullptr, reusable_body_offset + capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+    if (base == MAP_FAILED) return -1;
     (void)::madvise(base, reusable_body_offset + capacity, MADV_DONTFORK);
-    const buffer made{fd, static_cast<char*>(base), capacity};
+    const buffer made{fd.release(), static_cast<char*>(base), capacity};  // released with the buffer
     if (slot == buffers_.end()) {
       buffers_.push_back(made);
       use = &buffers_.back();
@@ -119,14 +116,13 @@ std::string_view reusable_body::view() const noexcept {
   return {mapping_->base + reusable_body_offset, length_};
 }
 
-std::shared_ptr<const message_body> reusable_mappings::body(int fd, std::uint64_t length,
+std::shared_ptr<const message_body> reusable_mappings::body(unique_fd fd, std::uint64_t length,
                                                              std::string& identity) {
   struct stat st {};
-  const int seals = ::fcntl(fd, F_GET_SEALS);
-  if (::fstat(fd, &st) != 0 || seals < 0 || (seals & F_SEAL_SHRINK) == 0 ||
+  const int seals = ::fcntl(fd.get(), F_GET_SEALS);
+  if (::fstat(fd.get(), &st) != 0 || seals < 0 || (seals & F_SEAL_SHRINK) == 0 ||
       static_cast<std::uint64_t>(st.st_size) < reusable_body_offset ||
       static_cast<std::uint64_t>(st.st_size) - reusable_body_offset < length) {
-    ::close(fd);
     throw protocol_error("a reusable shared-memory body is not a memfd sealed against shrinking with room for " +
                          std::to_string(length) + " bytes");
   }
@@ -139,11 +135,10 @@ std::shared_ptr<const message_body> reusable_mappings::body(int fd, std::uint64_
   if (hit != cached_.end()) {
     m = *hit;
     cached_.erase(hit);
-    ::close(fd);
   } else {
-    void* base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void* base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
     const int e = errno;
-    ::close(fd);
+    fd.reset();  // the mapping stays
     if (base == MAP_FAILED)
       throw protocol_error(std::string("mmap of a reusable message body: ") + std::strerror(e));
     (void)::madvise(base, size, MADV_DONTFORK);

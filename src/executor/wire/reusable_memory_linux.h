@@ -40,6 +40,8 @@
 #include <string_view>
 #include <vector>
 
+#include "internal/unique_fd.h"
+
 namespace ferry::detail {
 
 class message_body;  // message_io.h
@@ -86,11 +88,11 @@ class reusable_mappings {
  public:
   static constexpr std::size_t max_mappings = 8;
 
-  // The body of `length` bytes in the file `fd` (closed here), which must be
+  // The body of `length` bytes in the file `fd` (closed when mapped), which must be
   // a memfd sealed against shrinking with room for it; `identity` gets the
   // file's identity. The body clears the file's control word when its last
   // reference goes. Throws protocol_error for a file that does not qualify.
-  std::shared_ptr<const message_body> body(int fd, std::uint64_t length, std::string& identity);
+  std::shared_ptr<const message_body> body(unique_fd fd, std::uint64_t length, std::string& identity);
 
   struct mapping;  // one file mapped: defined in the .cc
 

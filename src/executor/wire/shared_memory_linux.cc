@@ -33,25 +33,19 @@ class mapped_body final : public message_body {
 
 }  // namespace
 
-int sealed_memfd(std::string_view bytes) {
-  const int mem = ::memfd_create("ferry-message", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (mem < 0) return -1;
+unique_fd sealed_memfd(std::string_view bytes) {
+  unique_fd mem(::memfd_create("ferry-message", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!mem) return mem;
   const char* p = bytes.data();
   std::size_t left = bytes.size();
   while (left > 0) {
-    const ssize_t n = ::write(mem, p, left);
+    const ssize_t n = ::write(mem.get(), p, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(mem);
-      return -1;
-    }
+    if (n <= 0) return {};
     p += n;
     left -= static_cast<std::size_t>(n);
   }
-  if (::fcntl(mem, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-    ::close(mem);
-    return -1;
-  }
+  if (::fcntl(mem.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) return {};
   return mem;
 }
 
@@ -67,29 +61,23 @@ std::string file_identity(int fd) {
   return file_identity(st);
 }
 
-std::shared_ptr<const message_body> map_sealed_memfd(int fd, std::uint64_t length,
+std::shared_ptr<const message_body> map_sealed_memfd(unique_fd fd, std::uint64_t length,
                                                      std::string& identity) {
   struct stat st {};
-  const int seals = ::fcntl(fd, F_GET_SEALS);
+  const int seals = ::fcntl(fd.get(), F_GET_SEALS);
   // Without these seals the sender could shrink the file under our mapping.
   const int needed = F_SEAL_SHRINK | F_SEAL_WRITE;
-  if (::fstat(fd, &st) != 0 || seals < 0 || (seals & needed) != needed ||
+  if (::fstat(fd.get(), &st) != 0 || seals < 0 || (seals & needed) != needed ||
       static_cast<std::uint64_t>(st.st_size) < length) {
-    ::close(fd);
     throw protocol_error("shared-memory body is not a sealed memfd of " +
                          std::to_string(length) + " bytes");
   }
   identity = file_identity(st);
   void* data = nullptr;
   if (length != 0) {
-    data = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
-    if (data == MAP_FAILED) {
-      const int e = errno;
-      ::close(fd);
-      throw protocol_error(std::string("mmap of a message body: ") + std::strerror(e));
-    }
+    data = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd.get(), 0);
+    if (data == MAP_FAILED) throw protocol_error(std::string("mmap of a message body: ") + std::strerror(errno));
   }
-  ::close(fd);
   return std::make_shared<mapped_body>(data, length);
 }
 

@@ -16,13 +16,16 @@
 #include <string>
 #include <string_view>
 
+#include "internal/unique_fd.h"
+
 namespace ferry::detail {
 
 class message_body;  // message_io.h
 
 // A new memfd holding `bytes`, sealed against writing, shrinking and
-// growing; -1 if one cannot be made (out of descriptors, a file size limit).
-int sealed_memfd(std::string_view bytes);
+// growing; empty if one cannot be made (out of descriptors, a file size
+// limit).
+unique_fd sealed_memfd(std::string_view bytes);
 
 // The identity (device and inode numbers, u64 each) of the open file fd.
 // Throws protocol_error if fstat fails.
@@ -30,10 +33,10 @@ std::string file_identity(int fd);
 // The same, of a file already fstat'ed.
 std::string file_identity(const struct stat& st);
 
-// Maps a received memfd read-only and closes fd; `identity` gets the
-// file's identity. Throws protocol_error unless it is sealed against
-// writing and shrinking and holds at least `length` bytes.
-std::shared_ptr<const message_body> map_sealed_memfd(int fd, std::uint64_t length,
+// Maps a received memfd read-only (fd is closed once mapped, or on error);
+// `identity` gets the file's identity. Throws protocol_error unless it is
+// sealed against writing and shrinking and holds at least `length` bytes.
+std::shared_ptr<const message_body> map_sealed_memfd(unique_fd fd, std::uint64_t length,
                                                      std::string& identity);
 
 }  // namespace ferry::detail
