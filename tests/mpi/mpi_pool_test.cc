@@ -1,7 +1,9 @@
 // Copyright ferry authors.
 //
 // ferry::mpi_pool under `mpirun -n 3` on one machine: rank 0 runs these
-// tests, rank 1 is the host's node agent, rank 2 waits. One pool per MPI
+// tests, rank 1 is the host's node agent, rank 2 waits. What rank 0's core
+// decides alone is in mpi_core_test.cc, what an agent does in
+// agent_test.cc; main() in mpi_test_main.cc. One pool per MPI
 // job, so ctest starts one job per test (tests/mpi/CMakeLists.txt), under
 // the start method in FERRY_TEST_START (spawn or plugin). The tasks are
 // closures made inside functions of a shared library (tests/executor/
@@ -34,31 +36,14 @@
 #include "../executor/streaming_map.h"
 #include "../executor/test_harness.h"
 #include "../executor/test_tasks.h"
+#include "mpi_test_options.h"
 
 using namespace std::chrono_literals;
 using ferry_test::expect_error;
 using ferry_test::get_within;
 
-namespace {
-
-ferry::mpi_pool_options options() {
-  ferry::mpi_pool_options o;
-  o.local.max_workers = 2;
-  const char* start = std::getenv("FERRY_TEST_START");
-  if (start != nullptr) o.local.start = ferry::start_method_from_string(start);
-  return o;
-}
-
-// options() whose pool tells `seen` (on rank 0) and, if given, writes `trace`.
-ferry::mpi_pool_options observed(const std::shared_ptr<ferry_test::event_recorder>& seen,
-                                 const ferry_test::trace_file* trace = nullptr) {
-  ferry::mpi_pool_options o = options();
-  o.local.observer = seen;
-  if (trace != nullptr) o.local.trace = trace->path();
-  return o;
-}
-
-}  // namespace
+using mpi_test::observed;
+using mpi_test::options;
 
 TEST(MpiPool, RunsEveryClosureRouteOnTheAgentsWorkers) {
   ferry::mpi_pool pool(options());
@@ -107,13 +92,6 @@ TEST(MpiPool, ACrashReportCrossesToRankZero) {
   ASSERT_FALSE(e.crash()->frames.empty());
   EXPECT_NE(e.crash()->frames[0].function.find("test_tasks::crash"), std::string::npos) << e.what();
   EXPECT_NE(std::string(e.what()).find("on host"), std::string::npos) << e.what();
-}
-
-TEST(MpiPool, AnOutputCallbackIsRefusedForItWouldRunOnOtherHosts) {
-  auto o = options();
-  o.local.on_output = [](const ferry::output_line&) {};
-  const auto e = expect_error<ferry::error>([&] { ferry::mpi_pool pool(o); });
-  EXPECT_NE(std::string(e.what()).find("local.worker_output"), std::string::npos) << e.what();
 }
 
 namespace {
@@ -313,93 +291,6 @@ TEST(MpiPool, AStormOfWorkerKillsFailsOnlyTasksTheirWorkersWereRunning) {
   }
 }
 
-// Workers recycled by max_tasks_per_worker on the host are told so, then
-// as exited, and those that end with the pool as exited too, each with the
-// host, as on the process pool
-// (Events.AWorkerPastMaxTasksPerWorkerIsToldAsRecycledThenExited).
-TEST(MpiPool, ItsObserverIsToldOfTheHostsWorkersStartedRecycledAndExited) {
-  auto seen = std::make_shared<ferry_test::event_recorder>();
-  auto o = observed(seen);
-  o.local.max_workers = 1;
-  o.local.max_tasks_per_worker = 1;
-  std::vector<int> pids;
-  std::string host;
-  {
-    ferry::mpi_pool pool(o);
-    host = pool.hosts().at(0);
-    for (int i = 0; i < 3; ++i) {
-      auto f = pool.submit(test_tasks::pid());
-      pids.push_back(get_within(f));
-    }
-  }
-  using wk = ferry::worker_event::kind;
-  const std::vector<ferry_test::recorded_worker> all = seen->workers();
-  for (const int pid : pids) {
-    std::vector<wk> life;
-    for (const auto& e : all)
-      if (e.pid == pid) {
-        life.push_back(e.what);
-        EXPECT_EQ(e.host, host);
-        if (e.what == wk::recycled) {
-          EXPECT_NE(e.why.find("max_tasks_per_worker"), std::string::npos) << e.why;
-        }
-      }
-    EXPECT_EQ(life, (std::vector<wk>{wk::started, wk::recycled, wk::exited})) << "worker " << pid;
-  }
-}
-
-namespace {
-
-// The directories an agent made for shipped modules
-// (src/mpi/modules_dir_linux.h): $TMPDIR/ferry-modules-<pid>.XXXXXX.
-std::vector<std::filesystem::path> modules_dirs_of(int agent) {
-  const char* tmp = std::getenv("TMPDIR");
-  const std::string prefix = "ferry-modules-" + std::to_string(agent) + ".";
-  std::vector<std::filesystem::path> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", ec))
-    if (e.path().filename().string().starts_with(prefix)) out.push_back(e.path());
-  return out;
-}
-
-}  // namespace
-
-// Issue: every agent made /tmp/ferry-modules-<pid>, shipping or not, and
-// left it after scancel. Without ship_modules it makes nothing; with it, a
-// private directory holds the shipped module while the pool runs and is
-// gone once the pool has shut down. (Signals: mpi.AJobEndedBySignalLeavesNothingBehind.)
-// The pid of the agent whose worker runs a task of the test_tasks library.
-int agent_running_a_task(ferry::mpi_pool& pool) {
-  auto parent = pool.submit(test_tasks::parent_pid());
-  return get_within(parent);
-}
-
-TEST(MpiPool, WithoutShipModulesAnAgentMakesNoDirectory) {
-  ferry::mpi_pool pool(options());
-  const int agent = agent_running_a_task(pool);
-  ASSERT_GT(agent, 1);
-  const std::vector<std::filesystem::path> dirs = modules_dirs_of(agent);
-  EXPECT_TRUE(dirs.empty()) << dirs.front();
-}
-
-TEST(MpiPool, ShippedModulesAreKeptInAPrivateDirectoryUntilThePoolShutsDown) {
-  auto o = options();
-  o.ship_modules = true;
-  ferry::mpi_pool pool(o);
-  const int agent = agent_running_a_task(pool);
-  ASSERT_GT(agent, 1);
-  const std::vector<std::filesystem::path> dirs = modules_dirs_of(agent);
-  ASSERT_EQ(dirs.size(), 1u);
-  std::size_t modules = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dirs.front()))
-    modules += e.path().extension() == ".so" ? 1 : 0;
-  EXPECT_EQ(modules, 1u) << "the test_tasks library, shipped";
-  EXPECT_EQ(std::filesystem::status(dirs.front()).permissions() & std::filesystem::perms::all,
-            std::filesystem::perms::owner_all);
-  pool.shutdown();
-  EXPECT_TRUE(modules_dirs_of(agent).empty()) << "left after shutdown: " << modules_dirs_of(agent).front();
-}
-
 // Per-task options sit above the pools' queues: retries and names are the
 // same on both (tests/executor/task_options_test.cc has each case).
 TEST(MpiPool, ATaskWhoseWorkerDiesIsSentAgainAndItsLastDeathListsEachAttempt) {
@@ -596,100 +487,11 @@ TEST(MpiPool, ShutdownKillingRunningTasksDoesNotWaitForThem) {
   expect_error<ferry::pool_shutdown_error>([&] { get_within(b); });
 }
 
-TEST(MpiPool, WorkersDoNotInheritTheLaunchersEnvironment) {
-  ASSERT_NE(std::getenv("OMPI_COMM_WORLD_SIZE"), nullptr) << "not started by OpenMPI's mpirun";
-  ferry::mpi_pool pool(options());
-  auto f = pool.submit(test_tasks::getenv(), std::string("OMPI_COMM_WORLD_SIZE"));
-  EXPECT_EQ(get_within(f), "<unset>");
-}
-
 // Every rank starts MPI through serve_if_mpi_agent, rank 0 as the others.
 TEST(MpiPool, RanksStartMpiWithoutOpenMpisYieldWhenIdle) {
   const char* yield = std::getenv("OMPI_MCA_mpi_yield_when_idle");
   ASSERT_NE(yield, nullptr) << "serve_if_mpi_agent did not set it before MPI_Init";
   EXPECT_STREQ(yield, "0");
-}
-
-TEST(MpiPool, TheInitializerRunsInTheAgentsWorkers) {
-  ferry::mpi_pool_options o = options();
-  o.local.initializer = test_tasks::initializer();
-  ferry::mpi_pool pool(o);
-  auto f = pool.submit(test_tasks::initialized());
-  EXPECT_TRUE(get_within(f));
-}
-
-TEST(MpiPool, AFailingInitializerFailsTheTasksAsAStartError) {
-  ferry::mpi_pool_options o = options();
-  o.local.initializer = test_tasks::failing_initializer();
-  ferry::mpi_pool pool(o);
-  auto f = pool.submit(test_tasks::add(), 1, 2);
-  const auto e = expect_error<ferry::worker_start_error>([&] { get_within(f); });
-  EXPECT_NE(std::string(e.what()).find("no database"), std::string::npos) << e.what();
-  EXPECT_NE(std::string(e.what()).find("MPI rank 1"), std::string::npos) << e.what();
-}
-
-TEST(MpiPool, RefusesForkAndASecondPool) {
-  ferry::mpi_pool_options o = options();
-  o.local.start = ferry::start_method::fork;
-  EXPECT_THROW(ferry::mpi_pool{o}, ferry::error);
-  ferry::mpi_pool pool(options());
-  EXPECT_THROW(ferry::mpi_pool{options()}, ferry::error);
-}
-
-// Spawn mode, under `mpirun -n 1`: the pool starts its agent itself.
-namespace {
-
-// Sends n short tasks through the pool, so that the agent's window follows
-// their rate, then submits `count` tasks of `ms` each at once, waits for the
-// manager to send what it will, and returns how many it held back
-// (cancel() succeeds only for a task not sent to an agent yet). The rest
-// are waited for.
-int long_tasks_held_back(ferry::mpi_pool& pool, int count, int ms) {
-  std::vector<int> inputs(2000, 1);
-  EXPECT_EQ(pool.map(test_tasks::scale(1), inputs, 1).size(), inputs.size());
-  std::vector<ferry::future<int>> tasks;
-  for (int i = 0; i < count; ++i) tasks.push_back(pool.submit(test_tasks::sleep_ms(), ms));
-  std::this_thread::sleep_for(50ms);
-  int held = 0;
-  for (auto& f : tasks)
-    if (f.cancel()) ++held;
-  for (auto& f : tasks) EXPECT_TRUE(f.wait_for(30s) == std::future_status::ready);
-  return held;
-}
-
-ferry::mpi_pool_options one_worker() {
-  ferry::mpi_pool_options o = options();
-  o.local.max_workers = 1;
-  o.tasks_in_flight_per_worker = 1;
-  return o;
-}
-
-}  // namespace
-
-// mpi_pool_options::work_ahead: the window follows the recent rate, so long
-// tasks right after short ones are sent ahead, and once the long ones have
-// made the rate fall, further long tasks wait at rank 0 for the one worker.
-TEST(MpiPool, AfterShortTasksTheWindowGrowsAndLongTasksShrinkItToTheFloor) {
-  ferry::mpi_pool_options o = one_worker();
-  // Longer than the default, so that a loaded machine's slower rate still
-  // makes a window of more than one.
-  o.work_ahead = 50ms;
-  ferry::mpi_pool pool(o);
-  EXPECT_LT(long_tasks_held_back(pool, 5, 100), 4);  // sent ahead: the window grew
-  auto running = pool.submit(test_tasks::sleep_ms(), 400);
-  std::this_thread::sleep_for(150ms);  // nothing answers: the rate falls
-  std::vector<ferry::future<int>> later;
-  for (int i = 0; i < 3; ++i) later.push_back(pool.submit(test_tasks::sleep_ms(), 100));
-  std::this_thread::sleep_for(50ms);
-  for (auto& f : later) EXPECT_TRUE(f.cancel()) << "a long task was sent past the floor";
-  get_within(running);
-}
-
-TEST(MpiPool, AZeroWorkAheadKeepsTheWindowFixed) {
-  ferry::mpi_pool_options o = one_worker();
-  o.work_ahead = {};
-  ferry::mpi_pool pool(o);
-  EXPECT_EQ(long_tasks_held_back(pool, 5, 100), 4);  // only the floor of one was sent
 }
 
 namespace {
@@ -728,6 +530,7 @@ TEST(MpiPoolBoundToCores, AnAgentBoundToOneCoreByTheLauncherStillUsesEveryCpuOfI
   }
 }
 
+// Spawn mode, under `mpirun -n 1`: the pool starts its agent itself.
 TEST(MpiPoolOneRank, AJobOfOneRankSpawnsItsAgentAndRunsTasks) {
   ferry::mpi_pool_options o = options();
   o.spawn_agents = 1;
@@ -757,13 +560,4 @@ TEST(MpiPoolOneRank, AJobOfOneRankWithoutSpawnAgentsIsRefused) {
     EXPECT_NE(std::string(e.what()).find("has no node agent"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("mpirun -n 2 or more"), std::string::npos) << e.what();
   }
-}
-
-int main(int argc, char** argv) {
-  // Listing the tests (tests/mpi/discover_tests.cmake) needs no MPI job.
-  bool listing = false;
-  for (int i = 1; i < argc; ++i) listing = listing || std::string_view(argv[i]) == "--gtest_list_tests";
-  if (!listing) ferry::serve_if_mpi_agent(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
 }

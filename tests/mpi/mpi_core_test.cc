@@ -1,0 +1,99 @@
+// Copyright ferry authors.
+//
+// Rank 0's core (src/mpi/mpi_core.h) under `mpirun -n 3`: the pools it
+// refuses to make, and the window of tasks it sends an agent ahead, which
+// follows their rate. Run as mpi_pool_test.cc is, one MPI job per test.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <executor/executor.h>
+#include <executor/mpi_pool.h>
+
+#include "../executor/event_recorder.h"
+#include "../executor/test_harness.h"
+#include "../executor/test_tasks.h"
+#include "mpi_test_options.h"
+
+using namespace std::chrono_literals;
+using ferry_test::expect_error;
+using ferry_test::get_within;
+using mpi_test::observed;
+using mpi_test::options;
+
+TEST(MpiCore, AnOutputCallbackIsRefusedForItWouldRunOnOtherHosts) {
+  auto o = options();
+  o.local.on_output = [](const ferry::output_line&) {};
+  const auto e = expect_error<ferry::error>([&] { ferry::mpi_pool pool(o); });
+  EXPECT_NE(std::string(e.what()).find("local.worker_output"), std::string::npos) << e.what();
+}
+
+TEST(MpiCore, RefusesForkAndASecondPool) {
+  ferry::mpi_pool_options o = options();
+  o.local.start = ferry::start_method::fork;
+  EXPECT_THROW(ferry::mpi_pool{o}, ferry::error);
+  ferry::mpi_pool pool(options());
+  EXPECT_THROW(ferry::mpi_pool{options()}, ferry::error);
+}
+
+namespace {
+
+// Sends n short tasks through the pool, so that the agent's window follows
+// their rate, then submits `count` tasks of `ms` each at once, waits for the
+// manager to send what it will, and returns how many it held back
+// (cancel() succeeds only for a task not sent to an agent yet). The rest
+// are waited for.
+int long_tasks_held_back(ferry::mpi_pool& pool, int count, int ms) {
+  std::vector<int> inputs(2000, 1);
+  EXPECT_EQ(pool.map(test_tasks::scale(1), inputs, 1).size(), inputs.size());
+  std::vector<ferry::future<int>> tasks;
+  for (int i = 0; i < count; ++i) tasks.push_back(pool.submit(test_tasks::sleep_ms(), ms));
+  std::this_thread::sleep_for(50ms);
+  int held = 0;
+  for (auto& f : tasks)
+    if (f.cancel()) ++held;
+  for (auto& f : tasks) EXPECT_TRUE(f.wait_for(30s) == std::future_status::ready);
+  return held;
+}
+
+ferry::mpi_pool_options one_worker() {
+  ferry::mpi_pool_options o = options();
+  o.local.max_workers = 1;
+  o.tasks_in_flight_per_worker = 1;
+  return o;
+}
+
+}  // namespace
+
+// mpi_pool_options::work_ahead: the window follows the recent rate, so long
+// tasks right after short ones are sent ahead, and once the long ones have
+// made the rate fall, further long tasks wait at rank 0 for the one worker.
+TEST(MpiCore, AfterShortTasksTheWindowGrowsAndLongTasksShrinkItToTheFloor) {
+  ferry::mpi_pool_options o = one_worker();
+  // Longer than the default, so that a loaded machine's slower rate still
+  // makes a window of more than one.
+  o.work_ahead = 50ms;
+  ferry::mpi_pool pool(o);
+  EXPECT_LT(long_tasks_held_back(pool, 5, 100), 4);  // sent ahead: the window grew
+  auto running = pool.submit(test_tasks::sleep_ms(), 400);
+  std::this_thread::sleep_for(150ms);  // nothing answers: the rate falls
+  std::vector<ferry::future<int>> later;
+  for (int i = 0; i < 3; ++i) later.push_back(pool.submit(test_tasks::sleep_ms(), 100));
+  std::this_thread::sleep_for(50ms);
+  for (auto& f : later) EXPECT_TRUE(f.cancel()) << "a long task was sent past the floor";
+  get_within(running);
+}
+
+TEST(MpiCore, AZeroWorkAheadKeepsTheWindowFixed) {
+  ferry::mpi_pool_options o = one_worker();
+  o.work_ahead = {};
+  ferry::mpi_pool pool(o);
+  EXPECT_EQ(long_tasks_held_back(pool, 5, 100), 4);  // only the floor of one was sent
+}
