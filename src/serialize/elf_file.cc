@@ -14,6 +14,7 @@
 #include <optional>
 
 #include <serialize/error.h>
+#include "internal/unique_fd.h"
 
 namespace ferry::detail::elf {
 namespace {
@@ -22,24 +23,19 @@ namespace {
 class mapped_file {
  public:
   explicit mapped_file(const std::string& path) : path_(path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw module_load_error(path, std::strerror(errno));
+    const unique_fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));  // the mapping outlives it
+    if (!fd) throw module_load_error(path, std::strerror(errno));
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
-      throw module_load_error(path, "not a regular file");
-    }
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) throw module_load_error(path, "not a regular file");
     size_ = static_cast<std::size_t>(st.st_size);
     if (size_ != 0) {
-      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd.get(), 0);
       if (p == MAP_FAILED) {
         const int e = errno;
-        ::close(fd);
         throw module_load_error(path, std::strerror(e));
       }
       data_ = static_cast<const unsigned char*>(p);
     }
-    ::close(fd);
   }
   ~mapped_file() {
     if (data_ != nullptr) ::munmap(const_cast<unsigned char*>(data_), size_);

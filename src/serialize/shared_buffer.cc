@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "internal/unique_fd.h"
 #include "serialize/archive_access.h"
 #include <serialize/error.h>
 #include <serialize/internal/fd_list.h>
@@ -21,20 +22,17 @@ namespace ferry {
 // the last handle in this process.
 class shared_buffer::memory {
  public:
-  memory(int fd, std::byte* data, std::size_t size) : fd_(fd), data_(data), size_(size) {}
-  ~memory() {
-    ::munmap(data_, size_);
-    ::close(fd_);
-  }
+  memory(detail::unique_fd fd, std::byte* data, std::size_t size) : fd_(std::move(fd)), data_(data), size_(size) {}
+  ~memory() { ::munmap(data_, size_); }
   memory(const memory&) = delete;
   memory& operator=(const memory&) = delete;
 
-  int fd() const noexcept { return fd_; }
+  int fd() const noexcept { return fd_.get(); }
   std::byte* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
 
  private:
-  int fd_;
+  detail::unique_fd fd_;
   std::byte* data_;
   std::size_t size_;
 };
@@ -52,34 +50,35 @@ constexpr std::uint8_t by_descriptor = 1;
 }  // namespace
 
 std::shared_ptr<shared_buffer::memory> shared_buffer::map(int fd, std::size_t size) {
-  void* data = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  detail::unique_fd owned(fd);
+  void* data = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, owned.get(), 0);
   if (data == MAP_FAILED) {
     const int e = errno;
-    ::close(fd);
     fail("mapping " + std::to_string(size) + " bytes", e);
   }
   try {
-    return std::make_shared<shared_buffer::memory>(fd, static_cast<std::byte*>(data), size);
+    return std::make_shared<shared_buffer::memory>(std::move(owned), static_cast<std::byte*>(data), size);
   } catch (...) {
     ::munmap(data, size);
-    ::close(fd);
     throw;
   }
 }
 
 shared_buffer::shared_buffer(std::size_t size) {
   if (size == 0) return;
-  const int fd = ::memfd_create("ferry-shared-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0) fail("memfd_create", errno);
+  detail::unique_fd fd(::memfd_create("ferry-shared-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!fd) {
+    const int e = errno;
+    fail("memfd_create", e);
+  }
   // Sealed at its size: a process it is passed to can then not shrink it
   // under another's mapping, where reading the lost pages would kill it.
-  if (::ftruncate(fd, static_cast<off_t>(size)) != 0 ||
-      ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+  if (::ftruncate(fd.get(), static_cast<off_t>(size)) != 0 ||
+      ::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     const int e = errno;
-    ::close(fd);
     fail("making " + std::to_string(size) + " bytes of shared memory", e);
   }
-  memory_ = map(fd, size);
+  memory_ = map(fd.release(), size);
 }
 
 std::byte* shared_buffer::data() const noexcept { return memory_ ? memory_->data() : nullptr; }
