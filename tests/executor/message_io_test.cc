@@ -41,7 +41,7 @@ std::string message(std::string_view body) { return std::string(body); }
 std::string sent_bytes(channel_auth* signer, protocol::kind type, std::uint64_t id,
                        std::string_view body, std::size_t threshold = 1u << 30) {
   socket_pair s;
-  write_message(s.a, signer, type, id, body, threshold);
+  write_message(s.a, signer, {type, id, body}, threshold);
   ::close(s.a);
   s.a = -1;
   std::string bytes;
@@ -59,7 +59,7 @@ std::string encoded(protocol::kind type, std::uint64_t id, std::string_view body
 TEST(MessageIo, RoundTrip) {
   socket_pair s;
   std::string m = message("hello");
-  write_message(s.a, nullptr, protocol::kind::task, 7, m, 1u << 20);
+  write_message(s.a, nullptr, {protocol::kind::task, 7, m}, 1u << 20);
   message_reader r(1024);
   auto f = r.read_blocking(s.b);
   ASSERT_TRUE(f);
@@ -89,7 +89,7 @@ TEST(MessageIo, PartialWritesOfALargeMessage) {
   body[body.size() - 1] = '!';
   std::thread writer([&] {
     std::string m = message(body);
-    write_message(s.a, nullptr, protocol::kind::task, 1, m, 1u << 30);  // inline: bigger than the socket buffer
+    write_message(s.a, nullptr, {protocol::kind::task, 1, m}, 1u << 30);  // inline: bigger than the socket buffer
   });
   message_reader r(1u << 30);
   auto f = r.read_blocking(s.b);
@@ -131,7 +131,7 @@ TEST(MessageIo, EintrDuringABlockingRead) {
     pthread_kill(reader.native_handle(), SIGUSR1);
   }
   std::string m = message("after signals");
-  write_message(s.a, nullptr, protocol::kind::task, 1, m, 1u << 20);
+  write_message(s.a, nullptr, {protocol::kind::task, 1, m}, 1u << 20);
   reader.join();
   ASSERT_TRUE(got);
   EXPECT_EQ(got->body->view(), "after signals");
@@ -163,7 +163,7 @@ TEST(MessageIo, CleanEndBetweenMessages) {
 TEST(MessageIo, MessageAboveTheMaximum) {
   socket_pair s;
   std::string m = message(std::string(2048, 'x'));
-  write_message(s.a, nullptr, protocol::kind::task, 1, m, 1u << 20);
+  write_message(s.a, nullptr, {protocol::kind::task, 1, m}, 1u << 20);
   message_reader r(1024);
   try {
     (void)r.read_blocking(s.b);
@@ -187,7 +187,7 @@ TEST(MessageIo, LargeBodyTravelsInSharedMemory) {
   socket_pair s;
   std::string body(64 * 1024, 'm');
   std::string m = message(body);
-  write_message(s.a, nullptr, protocol::kind::result, 9, m, 1024);
+  write_message(s.a, nullptr, {protocol::kind::result, 9, m}, 1024);
   message_reader r(1u << 20);
   auto f = r.read_blocking(s.b);
   ASSERT_TRUE(f);
@@ -249,9 +249,9 @@ TEST(MessageIo, PassedDescriptorsArriveWithTheirMessageInOrder) {
   const int first = sealed_memfd("one");
   const int second = sealed_memfd("two, longer");
   const int passed[2] = {first, second};
-  write_message(s.a, nullptr, protocol::kind::task, 1, "before", SIZE_MAX, 0, {});
-  write_message(s.a, nullptr, protocol::kind::task, 2, "with two", SIZE_MAX, 0, passed);
-  write_message(s.a, nullptr, protocol::kind::task, 3, std::string(8192, 'b'), 1024, 0, passed);
+  write_message(s.a, nullptr, {protocol::kind::task, 1, "before"}, SIZE_MAX);
+  write_message(s.a, nullptr, {protocol::kind::task, 2, "with two", 0, passed}, SIZE_MAX);
+  write_message(s.a, nullptr, {protocol::kind::task, 3, std::string(8192, 'b'), 0, passed}, 1024);
   message_reader r(1u << 20);
   auto plain = r.read_blocking(s.b);
   ASSERT_TRUE(plain);
@@ -349,7 +349,7 @@ TEST(MessageAuth, SharedMemoryBodyIsAuthenticated) {
   socket_pair s;
   std::string body(64 * 1024, 'm');
   std::string m = message(body);
-  write_message(s.a, &worker, protocol::kind::result, 9, m, 1024);
+  write_message(s.a, &worker, {protocol::kind::result, 9, m}, 1024);
   message_reader r(1u << 20);
   r.authenticate_with(&pool);
   auto f = r.read_blocking(s.b);
@@ -366,7 +366,7 @@ TEST(MessageAuth, SharedMemoryBodySwappedForAnotherFileIsRejected) {
   const std::string body(64 * 1024, 's');
   socket_pair capture;
   std::string m = message(body);
-  write_message(capture.a, &worker, protocol::kind::result, 9, m, 1024);
+  write_message(capture.a, &worker, {protocol::kind::result, 9, m}, 1024);
   auto [h, genuine] = receive_header_and_descriptor(capture.b);
   ASSERT_GE(genuine, 0);
   ASSERT_NE(h.flags & protocol::flag_shared_memory, 0);
@@ -384,7 +384,7 @@ TEST(MessageAuth, PassedDescriptorSwappedForAnotherFileIsRejected) {
   channel_auth pool(key_a, channel_auth::side::pool);
   const int genuine_sent = sealed_memfd("buffer");
   socket_pair capture;
-  write_message(capture.a, &pool, protocol::kind::task, 4, {}, SIZE_MAX, 0, std::span<const int>(&genuine_sent, 1));
+  write_message(capture.a, &pool, {protocol::kind::task, 4, {}, 0, std::span<const int>(&genuine_sent, 1)}, SIZE_MAX);
   ::close(genuine_sent);
   auto [h, genuine] = receive_header_and_descriptor(capture.b);
   ASSERT_GE(genuine, 0);

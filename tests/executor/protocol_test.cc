@@ -225,9 +225,9 @@ TEST(Protocol, WholeFailureRoundTrip) {
 TEST(Protocol, ControlMessagesRoundTripThroughASocket) {
   int sv[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-  ferry::detail::write_message(sv[0], nullptr, protocol::kind::ready, 0, {});
-  ferry::detail::write_message(sv[0], nullptr, protocol::kind::start_failed, 0, "no database");
-  ferry::detail::write_message(sv[0], nullptr, protocol::kind::exit, 0, {});
+  ferry::detail::write_message(sv[0], nullptr, {protocol::kind::ready, 0, {}});
+  ferry::detail::write_message(sv[0], nullptr, {protocol::kind::start_failed, 0, "no database"});
+  ferry::detail::write_message(sv[0], nullptr, {protocol::kind::exit, 0, {}});
   ::close(sv[0]);
   ferry::detail::message_reader reader(1024);
   auto ready = reader.read_blocking(sv[1]);

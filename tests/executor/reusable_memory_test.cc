@@ -53,7 +53,7 @@ std::string body_of(std::size_t size, char seed) {
 
 // Sends `body` through `reuse` and reads it back: the message as received.
 message round(socket_pair& s, message_reader& r, reusable_buffers& reuse, const std::string& body) {
-  write_message(s.a, nullptr, protocol::kind::result, 1, body, threshold, 0, {}, &reuse);
+  write_message(s.a, nullptr, {protocol::kind::result, 1, body}, threshold, &reuse);
   std::optional<message> m = r.read_blocking(s.b);
   EXPECT_TRUE(m);
   return std::move(*m);

@@ -42,7 +42,7 @@ const std::string pool_key(protocol::key_size, 'p');
 std::string wire_bytes(channel_auth* auth, protocol::kind type, std::uint64_t id, std::string_view body) {
   int sv[2];
   EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-  ferry::detail::write_message(sv[0], auth, type, id, body);
+  ferry::detail::write_message(sv[0], auth, {type, id, body});
   ::close(sv[0]);
   std::string bytes;
   char buf[4096];
@@ -75,8 +75,7 @@ class forked_worker {
     protocol::worker_config config;
     config.max_message_size = std::size_t{1} << 20;
     config.shared_memory_threshold = std::size_t{1} << 20;
-    ferry::detail::write_message(fd_, nullptr, protocol::kind::hello, 0,
-                                 protocol::encode_hello(pool_key, config, protocol::encode_initializer({})));
+    ferry::detail::write_message(fd_, nullptr, {protocol::kind::hello, 0, protocol::encode_hello(pool_key, config, protocol::encode_initializer({}))});
     auto ready = reader_.read_blocking(fd_);
     EXPECT_TRUE(ready && ready->header.type == protocol::kind::ready);
   }

@@ -33,8 +33,7 @@ void connection::send_unsigned(const outgoing& m) { write(m, nullptr); }
 
 void connection::write(const outgoing& m, channel_auth* auth) {
   if (!socket_) throw protocol_error("the connection is closed");
-  write_message(socket_.get(), auth, m.type, m.id, m.body, settings_.shared_memory_threshold, m.flags,
-                m.attachments, reuse_ ? &*reuse_ : nullptr);
+  write_message(socket_.get(), auth, m, settings_.shared_memory_threshold, reuse_ ? &*reuse_ : nullptr);
 }
 
 void connection::queue(const outgoing& m) {

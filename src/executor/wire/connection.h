@@ -26,16 +26,6 @@
 
 namespace ferry::detail {
 
-// A message to send: its kind, the task it is about (0: none), its body, the
-// header's flags, and the descriptors that travel beside it.
-struct outgoing {
-  protocol::kind type;
-  std::uint64_t id = 0;
-  std::string_view body = {};
-  std::uint8_t flags = 0;
-  std::span<const int> attachments = {};
-};
-
 class connection {
  public:
   struct settings {

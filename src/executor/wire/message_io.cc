@@ -233,9 +233,9 @@ std::optional<message> message_reader::read_blocking(int fd) {
   }
 }
 
-void write_message(int fd, channel_auth* auth, protocol::kind type, std::uint64_t id,
-                   std::string_view body, std::size_t shared_memory_threshold, std::uint8_t flags,
-                   std::span<const int> attachments, reusable_buffers* reuse) {
+void write_message(int fd, channel_auth* auth, const outgoing& m, std::size_t shared_memory_threshold,
+                   reusable_buffers* reuse) {
+  const auto [type, id, body, flags, attachments] = m;
   if (attachments.size() > protocol::max_attachments)
     throw protocol_error("a message cannot pass " + std::to_string(attachments.size()) + " descriptors");
   // Without shared memory (out of descriptors, a file size limit) a large

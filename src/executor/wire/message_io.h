@@ -83,16 +83,25 @@ class message_reader {
   reusable_mappings reusable_;  // the peer's reusable files, mapped
 };
 
-// Sends a message with this body, signed by `auth` unless it is null (the
-// hello only). A body larger than `shared_memory_threshold` goes through
-// one of `reuse`'s files when it is given and one is free, else a sealed
-// memfd, or inline when none can be made. `attachments` (at most
-// protocol::max_attachments) are passed with it, the receiver's copies
-// open as long as its message_body. Blocks until sent (polling if fd is
-// non-blocking); throws protocol_error if the peer is gone.
-void write_message(int fd, channel_auth* auth, protocol::kind type, std::uint64_t id,
-                   std::string_view body, std::size_t shared_memory_threshold = SIZE_MAX,
-                   std::uint8_t flags = 0, std::span<const int> attachments = {},
+// A message to send: its kind, the task it is about (0: none), its body, the
+// header's flags, and the descriptors that travel beside it (at most
+// protocol::max_attachments; the receiver's copies stay open as long as its
+// message_body).
+struct outgoing {
+  protocol::kind type;
+  std::uint64_t id = 0;
+  std::string_view body = {};
+  std::uint8_t flags = 0;
+  std::span<const int> attachments = {};
+};
+
+// Sends `m`, signed by `auth` unless it is null (the hello only). A body
+// larger than `shared_memory_threshold` goes through one of `reuse`'s files
+// when it is given and one is free, else a sealed memfd, or inline when
+// none can be made. Blocks until sent (polling if fd is non-blocking);
+// throws protocol_error if the peer is gone. A connection (connection.h)
+// holds the auth, threshold and files of one channel and calls this.
+void write_message(int fd, channel_auth* auth, const outgoing& m, std::size_t shared_memory_threshold = SIZE_MAX,
                    reusable_buffers* reuse = nullptr);
 
 // Appends an inline message with this body, signed by `auth`, to `out`:
