@@ -31,24 +31,31 @@ channel::~channel() {
 }
 
 void channel::send(int rank, kind type, std::uint64_t id, std::string body) {
+  send(rank, type, id, std::string(), std::move(body));
+}
+
+void channel::send(int rank, kind type, std::uint64_t id, std::string head, std::string body) {
   outgoing& o = out_.emplace_back();
-  if (body.size() <= inline_body_limit) return start(o, rank, type, id, body);
+  if (head.size() + body.size() <= inline_body_limit) return start(o, rank, type, id, head, body);
+  o.head = std::move(head);
   o.body = std::move(body);
-  start(o, rank, type, id, o.body);
+  start(o, rank, type, id, o.head, o.body);
 }
 
 void channel::send_held(int rank, kind type, std::uint64_t id, std::shared_ptr<const message_body> body) {
   outgoing& o = out_.emplace_back();
   const std::string_view bytes = body->view();
   if (bytes.size() > inline_body_limit) o.held = std::move(body);
-  start(o, rank, type, id, bytes);
+  start(o, rank, type, id, {}, bytes);
 }
 
-void channel::start(outgoing& o, int rank, kind type, std::uint64_t id, std::string_view bytes) {
-  o.header = {static_cast<std::uint64_t>(type), id, bytes.size()};
-  if (bytes.size() <= inline_body_limit) {
+void channel::start(outgoing& o, int rank, kind type, std::uint64_t id, std::string_view head,
+                    std::string_view bytes) {
+  o.header = {static_cast<std::uint64_t>(type), id, head.size() + bytes.size()};
+  if (head.size() + bytes.size() <= inline_body_limit) {
     // One MPI message: the header, then the body.
     o.body.assign(reinterpret_cast<const char*>(o.header.data()), header_words * 8);
+    o.body += head;
     o.body += bytes;
     o.requests.resize(1);
     check(MPI_Isend(o.body.data(), static_cast<int>(o.body.size()), MPI_BYTE, rank, header_tag,
@@ -56,16 +63,18 @@ void channel::start(outgoing& o, int rank, kind type, std::uint64_t id, std::str
           "MPI_Isend");
     return;
   }
-  const std::size_t pieces = (bytes.size() + max_piece_ - 1) / max_piece_;
-  o.requests.resize(1 + pieces);
+  o.requests.resize(1);
   check(MPI_Isend(o.header.data(), header_words * 8, MPI_BYTE, rank, header_tag, comm_,
                   &o.requests[0]),
         "MPI_Isend");
-  for (std::size_t i = 0; i < pieces; ++i) {
-    const std::size_t at = i * max_piece_;
-    const int n = static_cast<int>(std::min(max_piece_, bytes.size() - at));
-    check(MPI_Isend(bytes.data() + at, n, MPI_BYTE, rank, piece_tag, comm_, &o.requests[1 + i]),
-          "MPI_Isend");
+  // The receiver takes pieces of any size in order (poll): the head's, then
+  // the body's.
+  for (const std::string_view part : {head, bytes}) {
+    for (std::size_t at = 0; at < part.size(); at += max_piece_) {
+      const int n = static_cast<int>(std::min(max_piece_, part.size() - at));
+      check(MPI_Isend(part.data() + at, n, MPI_BYTE, rank, piece_tag, comm_, &o.requests.emplace_back()),
+            "MPI_Isend");
+    }
   }
 }
 

@@ -73,6 +73,10 @@ class channel {
   // Queues a message for `rank` without blocking; its bytes are kept until
   // MPI has sent them.
   void send(int rank, kind type, std::uint64_t id, std::string body);
+  // The same for a body that is `head` then `body`, as the receiver sees
+  // it: a large one leaves as pieces of each, never joined here (a task's
+  // settings before its body, task_with_settings).
+  void send(int rank, kind type, std::uint64_t id, std::string head, std::string body);
   // The same for a body that is not copied but held until sent (a result
   // as the local pool received it).
   void send_held(int rank, kind type, std::uint64_t id, std::shared_ptr<const message_body> body);
@@ -93,13 +97,14 @@ class channel {
  private:
   struct outgoing {
     std::vector<std::uint64_t> header;  // kind and reserved, id, length
-    std::string body;  // owned bytes: the body, or the header and a small body
+    std::string head;  // owned bytes before the body, when large
+    std::string body;  // owned bytes: the body, or the header and a small head and body
     std::shared_ptr<const message_body> held;  // or a held body
     std::vector<MPI_Request> requests;
   };
-  // Sends `bytes`, which `o` keeps alive, as a message of its own pieces,
-  // or copied behind the header when small.
-  void start(outgoing& o, int rank, kind type, std::uint64_t id, std::string_view bytes);
+  // Sends `head` then `bytes`, which `o` keeps alive, as a message of their
+  // own pieces, or copied behind the header when small.
+  void start(outgoing& o, int rank, kind type, std::uint64_t id, std::string_view head, std::string_view bytes);
   MPI_Comm comm_;
   std::size_t max_piece_;
   std::deque<outgoing> out_;

@@ -341,12 +341,15 @@ void mpi_core::send_tasks(std::vector<std::pair<agent*, task>>& to_send) {
     tell_task(observer(), task_event::kind::started, {.id = t.id, .items = t.items, .name = t.name, .host = a->host});
     if (options_.ship_modules) ship_modules(*a, t);
     const mpi::kind k = kind_of(t);
-    if (k == mpi::kind::task_with_settings) t.body = mpi::with_settings({t.timeout, t.name}, t.body);
+    std::string settings = k == mpi::kind::task_with_settings ? mpi::settings_prefix({t.timeout, t.name}) : "";
+    // A large body leaves as it is, its settings a piece of their own before
+    // it; a small one is copied into its batch anyway.
     if (t.body.size() > mpi::batch_body_limit) {
-      channel_->send(a->rank, k, t.id, std::move(t.body));
+      channel_->send(a->rank, k, t.id, std::move(settings), std::move(t.body));
       if (a->bell != nullptr) a->bell->ring();
       continue;
     }
+    t.body.insert(0, settings);
     auto& [bytes, tasks] = batches[a];
     mpi::append_to_batch(bytes, t.id, static_cast<std::uint8_t>(k), t.body);
     tasks.push_back(&t);

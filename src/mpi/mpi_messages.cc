@@ -166,13 +166,12 @@ std::vector<batch_entry> decode_batch(std::string_view batch) {
   return out;
 }
 
-std::string with_settings(const task_settings& s, std::string_view body) {
+std::string settings_prefix(const task_settings& s) {
   std::string out;
   output_archive ar(out);
   ar(s.timeout.has_value(), static_cast<std::int64_t>(s.timeout ? s.timeout->count() : 0),
      static_cast<std::uint64_t>(s.name.size()));
   ar.saveBinary(s.name.data(), s.name.size());
-  out.append(body);
   return out;
 }
 

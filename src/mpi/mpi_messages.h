@@ -74,7 +74,9 @@ struct task_settings {
   std::string_view name;
   bool any() const { return timeout.has_value() || !name.empty(); }
 };
-std::string with_settings(const task_settings& settings, std::string_view body);
+// The bytes that go before the task's body (a piece of their own when the
+// body is large: mpi::channel::send with a head).
+std::string settings_prefix(const task_settings& settings);
 struct settled_body {
   task_settings settings;  // its name a view into the message's bytes
   std::string_view body;   // too

@@ -48,9 +48,9 @@ void decode(std::uint8_t which, std::string_view body) {
     }
     case 4: {
       const settled_body s = split_settings(body);
-      const std::string once = with_settings(s.settings, s.body);
+      const std::string once = settings_prefix(s.settings) + std::string(s.body);
       const settled_body again = split_settings(once);
-      same_or_abort(with_settings(again.settings, again.body), once);
+      same_or_abort(settings_prefix(again.settings) + std::string(again.body), once);
       break;
     }
     case 5: {

@@ -106,7 +106,7 @@ TEST(MpiMessages, AConfigCutShortWithBytesLeftOrAnUnknownEnumeratorIsRefused) {
 }
 
 TEST(MpiMessages, ATasksTimeoutAndNameTravelBeforeItsBody) {
-  const std::string bytes = with_settings({.timeout = 300ms, .name = "shard 7"}, "the task's body");
+  const std::string bytes = settings_prefix({.timeout = 300ms, .name = "shard 7"}) + "the task's body";
   const settled_body s = split_settings(bytes);
   ASSERT_TRUE(s.settings.timeout.has_value());
   EXPECT_EQ(*s.settings.timeout, 300ms);
@@ -115,11 +115,11 @@ TEST(MpiMessages, ATasksTimeoutAndNameTravelBeforeItsBody) {
 }
 
 TEST(MpiMessages, ANameWithoutATimeoutAndATimeoutOfZeroStayAsTheyWere) {
-  const settled_body named = split_settings(with_settings({.timeout = std::nullopt, .name = "greeter"}, "b"));
+  const settled_body named = split_settings(settings_prefix({.timeout = std::nullopt, .name = "greeter"}) + "b");
   EXPECT_FALSE(named.settings.timeout.has_value());
   EXPECT_EQ(named.settings.name, "greeter");
   EXPECT_EQ(named.body, "b");
-  const settled_body zero = split_settings(with_settings({.timeout = 0ms, .name = ""}, ""));
+  const settled_body zero = split_settings(settings_prefix({.timeout = 0ms, .name = ""}));
   ASSERT_TRUE(zero.settings.timeout.has_value());
   EXPECT_EQ(*zero.settings.timeout, 0ms);
   EXPECT_TRUE(zero.settings.name.empty());
@@ -127,10 +127,10 @@ TEST(MpiMessages, ANameWithoutATimeoutAndATimeoutOfZeroStayAsTheyWere) {
 }
 
 TEST(MpiMessages, SettingsCutShortOrANameLongerThanTheBytesAreRefused) {
-  const std::string bytes = with_settings({.timeout = 5ms, .name = "a name"}, "");
+  const std::string bytes = settings_prefix({.timeout = 5ms, .name = "a name"});
   for (std::size_t n = 0; n < bytes.size(); ++n)
     EXPECT_THROW(split_settings(std::string_view(bytes).substr(0, n)), format_error) << n << " bytes";
-  std::string huge = with_settings({.timeout = std::nullopt, .name = "x"}, "");
+  std::string huge = settings_prefix({.timeout = std::nullopt, .name = "x"});
   huge[huge.size() - 9] = '\xff';  // the name's length: now far beyond the message
   EXPECT_THROW(split_settings(huge), format_error);
 }

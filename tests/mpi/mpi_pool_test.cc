@@ -433,7 +433,11 @@ TEST(MpiPool, FiftyMebibyteArgumentsAndResultsTravelInPieces) {
   const std::size_t n = std::size_t{50} << 20;
   auto length = pool.submit(test_tasks::length(), std::string(n, 'a'));
   auto made = pool.submit(test_tasks::make_string(), n);
+  // A task's settings travel as a piece of their own before its body's.
+  const std::size_t three = std::size_t{3} << 20;
+  auto named = pool.submit({.timeout = 60s, .name = "in pieces"}, test_tasks::length(), std::string(three, 'b'));
   EXPECT_EQ(get_within(length), n);
+  EXPECT_EQ(get_within(named), three);
   const std::string s = get_within(made);
   EXPECT_EQ(s.size(), n);
   EXPECT_EQ(s.find_first_not_of('x'), std::string::npos);
