@@ -1,6 +1,6 @@
 // Copyright ferry authors.
 //
-// The frame checksum (src/serialize/crc32c.h) on its own, folded by
+// The frame checksum (src/serialize/frame/crc32c.h) on its own, folded by
 // carry-less multiplication against the crc instruction's interleaved
 // chains, at the size of row (c)'s payload (1000 doubles) and larger. Run:
 //   build-bench/bench/checksum_bench --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "serialize/crc32c.h"
+#include "serialize/frame/crc32c.h"
 
 namespace {
 

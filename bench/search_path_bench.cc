@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "serialize/build_id_index.h"
-#include "serialize/elf_file.h"
+#include "serialize/code/build_id_index.h"
+#include "serialize/code/elf_file.h"
 #include <serialize/error.h>
 
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 // ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_), and the compiler checks every use.
 //
 // Why std::mutex beneath and not absl::Mutex: ferry's locks are taken
-// around fork() and released in the child (src/serialize/fork_guard.h),
+// around fork() and released in the child (src/serialize/code/fork_guard.h),
 // and waits pair them with std::condition_variable.
 #ifndef FERRY_SRC_INTERNAL_MUTEX_H_
 #define FERRY_SRC_INTERNAL_MUTEX_H_

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <system_error>
 
-#include "serialize/payload_code.h"
+#include "serialize/code/payload_code.h"
 #include <serialize/archive.h>
 #include <serialize/error.h>
 

@@ -32,7 +32,7 @@
 #include "executor/core/task_intake.h"
 #include "executor/core/task_record.h"
 #include "internal/mutex.h"
-#include "serialize/payload_code.h"
+#include "serialize/code/payload_code.h"
 #include "mpi/agent_rooms.h"
 #include "mpi/doorbell_linux.h"
 #include "mpi/mpi_channel.h"

@@ -1,10 +1,10 @@
 // Copyright ferry authors.
 //
-// The frame checksum (src/serialize/crc32c.h) against the published CRC-32C
+// The frame checksum (src/serialize/frame/crc32c.h) against the published CRC-32C
 // check values, and against a bit-at-a-time reference at every length and
 // alignment its paths split differently: folded (where the CPU can) and
 // unfolded, both tested on every CPU that has them.
-#include "serialize/crc32c.h"
+#include "serialize/frame/crc32c.h"
 
 #include <gtest/gtest.h>
 

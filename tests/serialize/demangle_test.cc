@@ -1,8 +1,8 @@
 // Copyright ferry authors.
 //
-// Readable names (src/serialize/demangle.h): what identity.cc compares a
+// Readable names (src/serialize/code/demangle.h): what identity.cc compares a
 // function symbol's parameters by, and what error messages show.
-#include "serialize/demangle.h"
+#include "serialize/code/demangle.h"
 
 #include <gtest/gtest.h>
 

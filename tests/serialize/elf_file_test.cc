@@ -1,9 +1,9 @@
 // Copyright ferry authors.
 //
-// The ELF reader (src/serialize/elf_file.h) on real files, on files made
+// The ELF reader (src/serialize/code/elf_file.h) on real files, on files made
 // here byte by byte, and on files whose headers lie: every lie gives
 // ferry::module_load_error or nothing, never a read outside the file.
-#include "serialize/elf_file.h"
+#include "serialize/code/elf_file.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -21,7 +21,7 @@
 
 #include <serialize/error.h>
 
-#include "serialize/loaded_modules_linux.h"
+#include "serialize/code/loaded_modules_linux.h"
 
 namespace elf = ferry::detail::elf;
 namespace fs = std::filesystem;

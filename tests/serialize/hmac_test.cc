@@ -1,8 +1,8 @@
 // Copyright ferry authors.
 //
-// HMAC-SHA256 (src/serialize/hmac.h) against RFC 4231's test cases, and the
+// HMAC-SHA256 (src/serialize/frame/hmac.h) against RFC 4231's test cases, and the
 // reuse of one keyed state for many messages, which is why the class exists.
-#include "serialize/hmac.h"
+#include "serialize/frame/hmac.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // Copyright ferry authors.
 //
-// The identity coder (src/serialize/identity.cc) alone: code addresses and
+// The identity coder (src/serialize/code/identity.cc) alone: code addresses and
 // pointer records written and read back, and bytes that name code wrongly,
 // each refused with the typed error and the offset that say what is wrong.
-#include "serialize/identity.h"
+#include "serialize/code/identity.h"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@
 #include <serialize/internal/identity.h>
 #include <serialize/wire_format.h>
 
-#include "serialize/module.h"
+#include "serialize/code/module.h"
 
 namespace wire = ferry::wire;
 using ferry::input_archive;

@@ -1,5 +1,5 @@
 // Copyright ferry authors. Internal: a function's code identity on the wire
-// (layout in serialize/wire_format.h; coded by src/serialize/identity.cc).
+// (layout in serialize/wire_format.h; coded by src/serialize/code/identity.cc).
 //
 // Declared here because ferry::function's templates call them; users never
 // do.

@@ -8,7 +8,7 @@
 #include <executor/worker.h>
 #include "internal/mutex.h"
 #include <serialize/dumps.h>
-#include "serialize/hmac.h"
+#include "serialize/frame/hmac.h"
 
 namespace ferry {
 namespace {

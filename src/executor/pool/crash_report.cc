@@ -18,8 +18,8 @@
 
 #include <boost/stacktrace/safe_dump_to.hpp>
 
-#include "serialize/demangle.h"
-#include "serialize/elf_file.h"
+#include "serialize/code/demangle.h"
+#include "serialize/code/elf_file.h"
 
 namespace ferry::detail {
 namespace {

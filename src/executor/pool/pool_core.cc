@@ -19,7 +19,7 @@
 #include "executor/core/policy_snapshot.h"
 #include "executor/pool/process_linux.h"
 #include <executor/worker.h>
-#include "serialize/hmac.h"
+#include "serialize/frame/hmac.h"
 
 namespace ferry::detail {
 namespace {

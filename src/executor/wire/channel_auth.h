@@ -19,7 +19,7 @@
 
 #include "executor/wire/protocol.h"
 #include <serialize/error.h>
-#include "serialize/hmac.h"
+#include "serialize/frame/hmac.h"
 
 namespace ferry::detail {
 

@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "serialize/payload_code.h"
+#include "serialize/code/payload_code.h"
 
 namespace ferry::detail::protocol {
 

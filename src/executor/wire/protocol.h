@@ -37,7 +37,7 @@
 #include <serialize/function.h>
 #include <serialize/internal/fd_list.h>
 #include <serialize/internal/registry.h>
-#include "serialize/payload_code.h"
+#include "serialize/code/payload_code.h"
 
 namespace ferry::detail {
 

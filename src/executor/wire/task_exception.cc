@@ -8,7 +8,7 @@
 #include <string>
 #include <typeinfo>
 
-#include "serialize/demangle.h"
+#include "serialize/code/demangle.h"
 
 namespace ferry::detail {
 namespace {

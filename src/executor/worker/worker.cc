@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "serialize/payload_code.h"
+#include "serialize/code/payload_code.h"
 #include "executor/pool/process_linux.h"
 #include "executor/wire/protocol.h"
 #include "executor/worker/worker_loop.h"
