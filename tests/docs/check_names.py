@@ -50,8 +50,10 @@ for t in code_text.values():
 src_words = set()
 for f in list((root / "src").rglob("*.cc")) + list((root / "src").rglob("*.h")):
     src_words |= set(re.findall(r"\w+", f.read_text()))
-# The project's own CMake (not the tests', which name things only to test them).
+# The project's own CMake (not the tests', which name things only to test them):
+# the top-level file and each library's beside its code.
 cmake_text = (root / "CMakeLists.txt").read_text()
+cmake_text += "\n".join(p.read_text() for p in sorted((root / "src").rglob("CMakeLists.txt")))
 cmake_text += "\n".join(p.read_text() for p in (root / "cmake").glob("*"))
 # Cache variables the tests' own CMake files define (FERRY_FUZZ_SECONDS) are options too; only
 # their definitions count, as those files also quote the planted mistakes.
