@@ -341,7 +341,8 @@ void mpi_core::send_tasks(std::vector<std::pair<agent*, task>>& to_send) {
     tell_task(observer(), task_event::kind::started, {.id = t.id, .items = t.items, .name = t.name, .host = a->host});
     if (options_.ship_modules) ship_modules(*a, t);
     const mpi::kind k = kind_of(t);
-    std::string settings = k == mpi::kind::task_with_settings ? mpi::settings_prefix({t.timeout, t.name}) : "";
+    std::string settings =
+        k == mpi::kind::task_with_settings ? mpi::settings_prefix({t.timeout, t.name}) : std::string();
     // A large body leaves as it is, its settings a piece of their own before
     // it; a small one is copied into its batch anyway.
     if (t.body.size() > mpi::batch_body_limit) {

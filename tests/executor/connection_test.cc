@@ -50,7 +50,9 @@ TEST(Connection, QueuedMessagesLeaveInOneFlushAndArriveSignedInOrder) {
   channel c;
   c.pool->authenticate(key_a, channel_auth::side::pool);
   c.worker->authenticate(key_a, channel_auth::side::worker);
-  for (std::uint64_t id = 1; id <= 3; ++id) c.pool->queue({protocol::kind::task, id, "body " + std::to_string(id)});
+  std::vector<std::string> bodies;
+  for (std::uint64_t id = 1; id <= 3; ++id) bodies.push_back("body " + std::to_string(id));
+  for (std::uint64_t id = 1; id <= 3; ++id) c.pool->queue({protocol::kind::task, id, bodies[id - 1]});
   EXPECT_TRUE(c.pool->has_queued());
   EXPECT_EQ(c.pool->flush(), 0u);
   EXPECT_FALSE(c.pool->has_queued());

@@ -287,7 +287,8 @@ void pool_core::dispatch() {
   bool lost = false;
   for (worker_slot* w : pass.sent_to) lost = flush_to(*w, pass.started) || lost;
   for (auto [w, id] : pass.started)
-    if (!w->in_flight().empty() && w->in_flight().front().id == id) tell(task_event::kind::started, *w, w->in_flight().front());
+    if (!w->in_flight().empty() && w->in_flight().front().id == id)
+      tell(task_event::kind::started, *w, w->in_flight().front());
   if (lost) dispatch();  // what a broken channel gave back, to the others
 }
 

@@ -118,7 +118,9 @@ class worker_slot {
   bool ready() const { return phase_ == phase::idle || phase_ == phase::busy; }
   bool reaped() const { return phase_ == phase::reaped; }
   // Why it is ending or ended; nullopt while alive.
-  std::optional<end_cause> cause() const { return phase_ == phase::ending || reaped() ? std::optional(cause_) : std::nullopt; }
+  std::optional<end_cause> cause() const {
+    return phase_ == phase::ending || reaped() ? std::optional(cause_) : std::nullopt;
+  }
   bool stopped_by_shutdown() const { return cause() == end_cause::killed_for_shutdown; }
   std::size_t tasks_sent() const { return tasks_sent_; }
 
