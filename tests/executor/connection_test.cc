@@ -135,3 +135,10 @@ TEST(Connection, AnIncomingBodyAboveTheMaximumIsAProtocolError) {
       },
       protocol_error);
 }
+
+TEST(Connection, AMessageThatPassesDescriptorsCannotWaitInABatch) {
+  channel c;
+  const int passed[1] = {0};
+  EXPECT_THROW(c.pool->queue({protocol::kind::task, 1, "x", 0, std::span<const int>(passed, 1)}), protocol_error);
+  EXPECT_FALSE(c.pool->has_queued());
+}

@@ -19,8 +19,7 @@ worker_slot::worker_slot(launched_worker launched, std::string_view key, connect
       pidfd_(std::move(launched.pidfd)),
       crash_pipe_(std::move(launched.crash)),
       out_(std::move(launched.out)),
-      err_(std::move(launched.err)),
-      shared_memory_threshold_(settings.shared_memory_threshold) {
+      err_(std::move(launched.err)) {
   channel_.authenticate(key, channel_auth::side::pool);
 }
 
@@ -62,7 +61,7 @@ void worker_slot::send_hello(const std::string& body) {
 
 std::optional<pool_task> worker_slot::send_task(pool_task t, std::uint8_t flags) {
   const outgoing m{protocol::kind::task, t.id, t.body, flags, t.attachments.view()};
-  if (!t.goes_alone(shared_memory_threshold_)) {
+  if (!t.goes_alone(channel_.current().shared_memory_threshold)) {
     channel_.queue(m);
   } else {
     try {
@@ -97,13 +96,12 @@ std::vector<pool_task> worker_slot::flush() {
   // worker runs only a whole message that passed authentication).
   const std::size_t lost = channel_.flush();
   if (lost != 0) {
-    std::vector<pool_task> back(lost);
+    unsent.resize(lost);  // the last `lost` in flight, in order
     for (std::size_t i = lost; i-- > 0;) {
-      back[i] = std::move(in_flight_.back());
+      unsent[i] = std::move(in_flight_.back());
       in_flight_.pop_back();
     }
     tasks_sent_ -= lost;
-    for (pool_task& t : back) unsent.push_back(std::move(t));
     close_channel();
     end(end_cause::channel_lost);
   }
@@ -141,7 +139,7 @@ void worker_slot::retire() {
 
 void worker_slot::kill(std::string why) {
   if (reaped()) return;
-  if (!(phase_ == phase::ending && cause_ >= end_cause::killed)) failure_ = std::move(why);
+  if (!killed_by_pool()) failure_ = std::move(why);
   end(end_cause::killed);
   ::kill(pid_, SIGKILL);
 }

@@ -134,7 +134,7 @@ class worker_slot {
   template <class F>
   void each_deadline(const limits& l, F&& f) const {
     // Closed while its process lives on, and not killed by the pool yet.
-    if (!channel_.is_open() && !reaped() && !(phase_ == phase::ending && cause_ >= end_cause::killed))
+    if (!channel_.is_open() && !reaped() && !killed_by_pool())
       f(deadline::exit_grace, closed_at_ + exit_grace);
     if (phase_ == phase::starting) f(deadline::start_timeout, since_ + start_retry::start_timeout);
     if (phase_ == phase::busy) {
@@ -205,6 +205,7 @@ class worker_slot {
 
  private:
   void close_channel();
+  bool killed_by_pool() const { return phase_ == phase::ending && cause_ >= end_cause::killed; }
   // Enters `ending` for `why`, or, ending already, keeps the higher cause.
   void end(end_cause why);
 
@@ -222,7 +223,6 @@ class worker_slot {
   std::size_t tasks_sent_ = 0;
   std::size_t tasks_done_ = 0;
   clock::time_point closed_at_;  // when the connection closed
-  std::size_t shared_memory_threshold_;  // a longer task body goes alone
   std::string failure_;        // with end_cause::killed: the reason given
   std::string start_failure_;  // what it said when it could not start (its start_failed message)
 };

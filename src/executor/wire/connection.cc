@@ -37,7 +37,7 @@ void connection::write(const outgoing& m, channel_auth* auth) {
 }
 
 void connection::queue(const outgoing& m) {
-  append_message(queued_, auth_ ? &*auth_ : nullptr, m.type, m.id, m.body, m.flags);
+  append_message(queued_, auth_ ? &*auth_ : nullptr, m);
   queued_ends_.push_back(queued_.size());
 }
 

@@ -40,6 +40,7 @@ class connection {
   connection& operator=(const connection&) = delete;
 
   int fd() const { return socket_.get(); }  // -1 once closed
+  const settings& current() const { return settings_; }
   bool is_open() const { return static_cast<bool>(socket_); }
   void close() { socket_.reset(); }
 
@@ -56,8 +57,8 @@ class connection {
   // Writes `m` unsigned whatever authenticate said: the pool's hello alone,
   // which carries the key.
   void send_unsigned(const outgoing& m);
-  // Queues `m` inline (it must carry no descriptor) to leave with the
-  // others in one write at flush().
+  // Queues `m` inline to leave with the others in one write at flush().
+  // Throws protocol_error if it passes descriptors.
   void queue(const outgoing& m);
   bool has_queued() const { return !queued_.empty(); }
   // Writes what queue() gathered, in one write; returns how many of those

@@ -261,8 +261,9 @@ void write_message(int fd, channel_auth* auth, const outgoing& m, std::size_t sh
   send_message(fd, &iov, 1, std::span<const int>(pass, 1 + attachments.size()));
 }
 
-void append_message(std::string& out, channel_auth* auth, protocol::kind type, std::uint64_t id,
-                    std::string_view body, std::uint8_t flags) {
+void append_message(std::string& out, channel_auth* auth, const outgoing& m) {
+  if (!m.attachments.empty()) throw protocol_error("a message that passes descriptors cannot wait in a batch");
+  const auto& [type, id, body, flags, attachments] = m;
   const protocol::header h = signed_header(auth, type, id, body.size(), body, flags);
   out.append(reinterpret_cast<const char*>(&h), header_size);
   out.append(body);

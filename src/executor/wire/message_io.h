@@ -104,11 +104,11 @@ struct outgoing {
 void write_message(int fd, channel_auth* auth, const outgoing& m, std::size_t shared_memory_threshold = SIZE_MAX,
                    reusable_buffers* reuse = nullptr);
 
-// Appends an inline message with this body, signed by `auth`, to `out`:
-// messages so gathered leave in one write (write_gathered), one system call
-// for a batch of tasks instead of one per task.
-void append_message(std::string& out, channel_auth* auth, protocol::kind type, std::uint64_t id,
-                    std::string_view body, std::uint8_t flags = 0);
+// Appends `m` inline, signed by `auth`, to `out`: messages so gathered
+// leave in one write (write_gathered), one system call for a batch of tasks
+// instead of one per task. Throws protocol_error if `m` passes descriptors,
+// which only write_message can send.
+void append_message(std::string& out, channel_auth* auth, const outgoing& m);
 
 // Writes all of `bytes`, blocking (polling if fd is non-blocking), and
 // returns how many left: bytes.size(), or fewer if the peer is gone, so
