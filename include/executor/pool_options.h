@@ -52,6 +52,15 @@ struct pool_options {
   // e.g. "OMPI_*". Applied when the worker starts, before anything of it
   // runs (spawn, plugin) or right after fork; env is applied after it.
   std::vector<std::string> unset_env;
+  // The threads each worker's OpenMP and BLAS libraries may start, so that
+  // a pool of N workers on C CPUs does not run N x C of them. Unset: C / N
+  // (at least 1), C being cpu_count() where the workers run. 0: the pool
+  // sets nothing. Each worker starts with OMP_NUM_THREADS,
+  // OPENBLAS_NUM_THREADS, MKL_NUM_THREADS, BLIS_NUM_THREADS,
+  // VECLIB_MAXIMUM_THREADS and NUMEXPR_NUM_THREADS set to it, except those
+  // that env sets or that the pool's process passes on from its own
+  // environment: the user's choice stands.
+  std::optional<std::size_t> inner_threads;
   // A message between pool and worker larger than this is refused: the
   // task fails (or, from a worker, the worker is replaced).
   std::size_t max_message_size = std::size_t{1} << 32;

@@ -21,7 +21,7 @@ namespace ferry::detail::mpi {
 inline constexpr auto sent_fields = std::make_tuple(
     &pool_options::max_workers, &pool_options::start, &pool_options::idle_timeout,
     &pool_options::max_tasks_per_worker, &pool_options::task_timeout, &pool_options::max_worker_memory,
-    &pool_options::env, &pool_options::unset_env, &pool_options::max_message_size,
+    &pool_options::env, &pool_options::unset_env, &pool_options::inner_threads, &pool_options::max_message_size,
     &pool_options::shared_memory_threshold, &pool_options::spin, &pool_options::worker_output,
     &pool_options::worker_program);
 

@@ -36,6 +36,8 @@ std::chrono::milliseconds unlike_default<std::chrono::milliseconds>() { return 4
 template <>
 std::optional<std::chrono::milliseconds> unlike_default<std::optional<std::chrono::milliseconds>>() { return 777ms; }
 template <>
+std::optional<std::size_t> unlike_default<std::optional<std::size_t>>() { return 0; }
+template <>
 std::chrono::microseconds unlike_default<std::chrono::microseconds>() { return 55us; }
 template <>
 std::map<std::string, std::string> unlike_default<std::map<std::string, std::string>>() {

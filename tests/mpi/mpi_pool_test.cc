@@ -33,6 +33,7 @@
 
 #include "../executor/event_recorder.h"
 #include "../executor/kill_storm.h"
+#include "../executor/openmp_tasks.h"
 #include "../executor/streaming_map.h"
 #include "../executor/test_harness.h"
 #include "../executor/test_tasks.h"
@@ -65,6 +66,27 @@ TEST(MpiPool, RunsEveryClosureRouteOnTheAgentsWorkers) {
   EXPECT_EQ(get_within(cereal_class), 101);
   EXPECT_EQ(get_within(header), 16);
   EXPECT_EQ(get_within(wrapped_pointer), 21);
+}
+
+// pool_options::inner_threads on the agents' hosts: each agent divides its
+// host's CPUs among its own workers; a count chosen on rank 0 reaches them.
+TEST(MpiPool, EachAgentsWorkersRunOpenMpOnTheirShareOfTheirHostsCpus) {
+  const int share = static_cast<int>(std::max<std::size_t>(1, ferry::cpu_count() / 2));
+  ferry::mpi_pool_options o = options();
+  o.local.unset_env = {"OMP_NUM_THREADS"};
+  ferry::mpi_pool pool(o);
+  auto f = pool.submit(openmp_tasks::max_threads());
+  EXPECT_EQ(get_within(f), share);
+}
+
+TEST(MpiPool, AnInnerThreadsCountChosenOnRankZeroReachesEveryWorker) {
+  ferry::mpi_pool_options o = options();
+  o.local.unset_env = {"OMP_NUM_THREADS"};
+  o.local.inner_threads = 3;
+  ferry::mpi_pool pool(o);
+  std::vector<ferry::future<int>> counts;
+  for (int i = 0; i < 8; ++i) counts.push_back(pool.submit(openmp_tasks::max_threads()));
+  for (auto& f : counts) EXPECT_EQ(get_within(f), 3);
 }
 
 // The same admission rule as process_pool's (src/executor/core/admission.h):

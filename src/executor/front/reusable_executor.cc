@@ -19,7 +19,8 @@ bool same_but_size(const pool_options& a, const pool_options& b) {
   return a.start == b.start && a.idle_timeout == b.idle_timeout &&
          a.max_tasks_per_worker == b.max_tasks_per_worker && a.task_timeout == b.task_timeout &&
          a.task_retries == b.task_retries &&
-         a.env == b.env && a.max_message_size == b.max_message_size &&
+         a.env == b.env && a.unset_env == b.unset_env && a.inner_threads == b.inner_threads &&
+         a.max_message_size == b.max_message_size &&
          a.shared_memory_threshold == b.shared_memory_threshold &&
          a.max_worker_memory == b.max_worker_memory && a.spin == b.spin &&
          a.worker_program == b.worker_program &&

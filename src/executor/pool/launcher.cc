@@ -39,7 +39,7 @@ bool sets(std::string_view entry, std::string_view name) {
 }
 
 pid_t spawn_program(const std::string& program, int child_socket, int child_crash, int child_out,
-                    int child_err, const std::vector<std::string>& unset_env) {
+                    int child_err, const worker_environment& env) {
   constexpr int child_fd = protocol::worker_fd;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -57,10 +57,13 @@ pid_t spawn_program(const std::string& program, int child_socket, int child_cras
   if (child_err >= 0) posix_spawn_file_actions_adddup2(&actions, child_err, STDERR_FILENO);
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (!sets(*e, protocol::worker_fd_variable) && !sets(*e, protocol::parent_pid_variable) &&
-        !sets(*e, protocol::crash_fd_variable) && !is_unset(*e, unset_env))
-      env_strings.emplace_back(*e);
+    const std::string_view entry(*e);
+    if (!sets(entry, protocol::worker_fd_variable) && !sets(entry, protocol::parent_pid_variable) &&
+        !sets(entry, protocol::crash_fd_variable) && !is_unset(entry, env.unset) &&
+        env.set.count(std::string(entry.substr(0, entry.find('=')))) == 0)
+      env_strings.emplace_back(entry);
   }
+  for (const auto& [name, value] : env.set) env_strings.push_back(name + "=" + value);
   env_strings.push_back(std::string(protocol::worker_fd_variable) + "=" + std::to_string(child_fd));
   env_strings.push_back(std::string(protocol::parent_pid_variable) + "=" + std::to_string(::getpid()));
   env_strings.push_back(std::string(protocol::crash_fd_variable) + "=" + std::to_string(protocol::crash_fd));
@@ -126,8 +129,8 @@ fd_pair pipe_pair() {
 }  // namespace
 
 launched_worker launch_worker(start_method method, const std::string& program,
-                              const std::vector<std::string>& unset_env,
-                              const std::vector<int>& close_in_child, bool capture_output) {
+                              const worker_environment& env, const std::vector<int>& close_in_child,
+                              bool capture_output) {
   // first: the pool's end; second: the worker's. Whatever throws below
   // closes them all.
   fd_pair socket = socket_pair(), crash = pipe_pair(), out, err;
@@ -154,12 +157,13 @@ launched_worker launch_worker(start_method method, const std::string& program,
       socket.first.reset();
       crash.first.reset();
       for (int fd : close_in_child) ::close(fd);
-      unset_variables(unset_env);
+      unset_variables(env.unset);
+      for (const auto& [name, value] : env.set) ::setenv(name.c_str(), value.c_str(), 1);
       serve(socket.second.get(), crash.second.get());
     }
   } else {
     pid = spawn_program(program, socket.second.get(), crash.second.get(), out.second.get(), err.second.get(),
-                        unset_env);
+                        env);
   }
   for (fd_pair* p : {&socket, &crash, &out, &err}) p->second.reset();  // the worker's now
   unique_fd pidfd(open_exit_fd(pid, crash.first.get()));

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,12 @@ class launch_error : public worker_start_error {
   bool lasting_;
 };
 
+// How a worker's environment differs from the pool's process's.
+struct worker_environment {
+  std::vector<std::string> unset;            // names, as pool_options::unset_env
+  std::map<std::string, std::string> set;    // applied after `unset`
+};
+
 struct launched_worker {
   pid_t pid = -1;
   unique_fd socket;  // the pool's end, non-blocking, close-on-exec
@@ -37,15 +44,16 @@ struct launched_worker {
 };
 
 // Starts a worker. `program` is used by spawn (normally /proc/self/exe) and
-// plugin (the ferry-worker program). The worker's environment lacks the
-// variables `unset_env` names (pool_options::unset_env). A forked child
+// plugin (the ferry-worker program). The worker's environment is `env`'s
+// from before anything of it runs: so is what a library linked into the
+// program reads when it loads. A forked child
 // closes `close_in_child` (the pool's other descriptors) before serving.
 // Throws launch_error.
 // With `capture_output`, the worker's stdout and stderr are pipes the pool
 // reads.
 launched_worker launch_worker(start_method method, const std::string& program,
-                              const std::vector<std::string>& unset_env,
-                              const std::vector<int>& close_in_child, bool capture_output = false);
+                              const worker_environment& env, const std::vector<int>& close_in_child,
+                              bool capture_output = false);
 
 // Whether an environment entry "NAME=value" is one `unset_env` names.
 bool is_unset(std::string_view entry, const std::vector<std::string>& unset_env);

@@ -18,6 +18,7 @@
 #include "executor/pool/launcher.h"
 #include "executor/core/policy_snapshot.h"
 #include "executor/pool/process_linux.h"
+#include "executor/worker/inner_threads.h"
 #include <executor/worker.h>
 #include "serialize/frame/hmac.h"
 
@@ -202,9 +203,15 @@ void pool_core::publish_pids() {
   pids_ = std::move(pids);
 }
 
+std::map<std::string, std::string> pool_core::worker_env() const {
+  std::map<std::string, std::string> env = options_.env;
+  env.merge(inner_thread_variables(options_, cpu_count(), max_workers_.load(std::memory_order_relaxed)));
+  return env;
+}
+
 std::string pool_core::hello_body() const {
   protocol::worker_config config;
-  config.env = options_.env;
+  config.env = worker_env();
   config.policy = snapshot_module_policy();
   config.max_message_size = options_.max_message_size;
   config.shared_memory_threshold = options_.shared_memory_threshold;
@@ -233,7 +240,8 @@ void pool_core::start_worker() {
   for (const auto& w : workers_) w->append_descriptors(inherited);
   launched_worker l;
   try {
-    l = launch_worker(options_.start, program_, options_.unset_env, inherited, captures_output());
+    l = launch_worker(options_.start, program_, {options_.unset_env, worker_env()}, inherited,
+                      captures_output());
   } catch (const launch_error& e) {
     // Out of processes or descriptors, or no program to run. With no worker
     // alive nothing would serve the queue meanwhile, so that fails it too.

@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -155,6 +156,9 @@ class pool_core final : public local_pool {
   void publish_pids();
   bool finished_shutting_down();
   void stop_all_workers();
+  // The variables each worker sets: options_.env and the bounds on its
+  // inner threads (worker/inner_threads.h).
+  std::map<std::string, std::string> worker_env() const;
   std::string hello_body() const;
   bool captures_output() const {
     return options_.worker_output == output_mode::prefix || static_cast<bool>(options_.on_output);

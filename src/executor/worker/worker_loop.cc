@@ -17,6 +17,7 @@
 #include <variant>
 
 #include "executor/pool/crash_report.h"
+#include "executor/worker/inner_threads.h"
 #include "executor/worker/memory_watch.h"
 #include "executor/wire/connection.h"
 #include "executor/pool/process_linux.h"
@@ -75,6 +76,7 @@ std::variant<served_config, int> greet(connection& pool) {
     authenticated = true;
     const protocol::worker_config& config = in->config();
     for (const auto& [name, value] : config.env) ::setenv(name.c_str(), value.c_str(), 1);
+    apply_inner_thread_counts(config.env);
     apply_module_policy(config.policy, policy_host::same);
     served_config served{config.max_worker_memory,
                          std::chrono::microseconds(static_cast<std::int64_t>(
