@@ -34,6 +34,9 @@ struct map_options {
   // estimate of what is left), redrawn at most every 100 ms by the thread
   // iterating the results; nothing when stderr is not a terminal.
   bool progress = false;
+  // Each chunk's task_options::priority: among the tasks not yet sent to a
+  // worker, higher first.
+  int priority = 0;
 };
 
 }  // namespace ferry

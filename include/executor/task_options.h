@@ -28,6 +28,11 @@ struct task_options {
   // Named in the errors the pool makes for this task (worker_died_error,
   // task_timeout_error, ...), so that a log says which task failed.
   std::string name{};
+  // Among the tasks not yet sent to a worker, those of a higher priority
+  // are sent first; within one priority, in the order submitted. A task
+  // already sent, running or queued in a worker behind a running one, is
+  // never taken back for a more urgent one.
+  int priority = 0;
 };
 
 }  // namespace ferry

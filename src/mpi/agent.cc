@@ -166,7 +166,7 @@ class agent_loop {
 
   void submit(std::uint64_t id, std::string_view body, const task_settings& settings = {}) {
     std::shared_ptr<future_state> state =
-        pool_->submit_body(std::string(body), settings.timeout, {.id = id, .name = settings.name});
+        pool_->submit_body(std::string(body), settings, id);
     running_.emplace(id, state);
     state->on_done([this, id] { done_.push_back(id); });
   }

@@ -123,9 +123,11 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&encoded)) return *failed;
   auto state = make_future_state();
   auto& e = std::get<protocol::encoded_task>(encoded);
-  intake_.submit(observer(), count, task.name(), [&](std::uint64_t id) {
-    return mpi_core::task{{id, std::move(e.body), state, task.timeout(), count, std::string(task.name())},
-                          std::move(e.modules)};
+  const task_settings settings = task.settings();
+  intake_.submit(observer(), count, settings.name, [&](std::uint64_t id) {
+    return mpi_core::task{
+        {id, std::move(e.body), state, settings.timeout, count, std::string(settings.name), settings.priority},
+        std::move(e.modules)};
   });
   submits_.fetch_add(1);
   cv_.notify_one();
@@ -167,7 +169,7 @@ void mpi_core::on_message(mpi::message m) {
 }
 
 mpi::kind mpi_core::kind_of(const task& t) {
-  return t.timeout || !t.name.empty() ? mpi::kind::task_with_settings : mpi::kind::task;
+  return t.settings().any() ? mpi::kind::task_with_settings : mpi::kind::task;
 }
 
 void mpi_core::on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body) {
@@ -326,7 +328,8 @@ mpi_core::turn_plan mpi_core::take_tasks() {
     intake_.pending.pop_front();
     if (!t.state->start()) continue;  // cancelled meanwhile
     best->in_flight.emplace(
-        t.id, task_record{t.id, {}, t.state, t.timeout, t.items, t.name, std::chrono::steady_clock::now()});
+        t.id, task_record{.id = t.id, .state = t.state, .timeout = t.timeout, .items = t.items, .name = t.name,
+                          .priority = t.priority, .running_since = std::chrono::steady_clock::now()});
     rooms_.add(index_of(*best));
     plan.to_send.emplace_back(best, std::move(t));
   }
@@ -342,7 +345,7 @@ void mpi_core::send_tasks(std::vector<std::pair<agent*, task>>& to_send) {
     if (options_.ship_modules) ship_modules(*a, t);
     const mpi::kind k = kind_of(t);
     std::string settings =
-        k == mpi::kind::task_with_settings ? mpi::settings_prefix({t.timeout, t.name}) : std::string();
+        k == mpi::kind::task_with_settings ? mpi::settings_prefix(t.settings()) : std::string();
     // A large body leaves as it is, its settings a piece of their own before
     // it; a small one is copied into its batch anyway.
     if (t.body.size() > mpi::batch_body_limit) {

@@ -170,7 +170,7 @@ std::string settings_prefix(const task_settings& s) {
   std::string out;
   output_archive ar(out);
   ar(s.timeout.has_value(), static_cast<std::int64_t>(s.timeout ? s.timeout->count() : 0),
-     static_cast<std::uint64_t>(s.name.size()));
+     static_cast<std::int32_t>(s.priority), static_cast<std::uint64_t>(s.name.size()));
   ar.saveBinary(s.name.data(), s.name.size());
   return out;
 }
@@ -179,10 +179,12 @@ settled_body split_settings(std::string_view bytes) {
   input_archive ar(bytes);
   bool has_timeout = false;
   std::int64_t ms = 0;
-  ar(has_timeout, ms);
+  std::int32_t priority = 0;
+  ar(has_timeout, ms, priority);
   const std::uint64_t name_length = ar.load_count();  // checked against the bytes left
   settled_body out;
   if (has_timeout) out.settings.timeout = std::chrono::milliseconds(ms);
+  out.settings.priority = priority;
   out.settings.name = bytes.substr(ar.offset(), name_length);
   ar.skip(name_length);
   out.body = bytes.substr(ar.offset());

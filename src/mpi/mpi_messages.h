@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <executor/events.h>
+#include <executor/internal/submit.h>
 #include "executor/core/policy_snapshot.h"
 #include <executor/pool_options.h>
 
@@ -66,14 +67,10 @@ std::vector<batch_entry> decode_batch(std::string_view batch);
 inline constexpr std::size_t batch_body_limit = 16 * 1024;
 
 // task_with_settings: what rank 0 knows of a task that its host needs,
-// before the task's body: its own timeout (task_options::timeout, enforced
-// there) and its name (task_options::name, shown in its workers' output
-// prefixes with rank 0's number for it, the message's id).
-struct task_settings {
-  std::optional<std::chrono::milliseconds> timeout;
-  std::string_view name;
-  bool any() const { return timeout.has_value() || !name.empty(); }
-};
+// before the task's body (task_settings, executor/internal/submit.h): its
+// own timeout (enforced there), its priority (among the tasks queued
+// there) and its name (shown in its workers' output prefixes with rank 0's
+// number for it, the message's id).
 // The bytes that go before the task's body (a piece of their own when the
 // body is large: mpi::channel::send with a head).
 std::string settings_prefix(const task_settings& settings);

@@ -184,6 +184,32 @@ ferry::function<int(int)> sleep_ms() {
   };
 }
 
+ferry::function<std::int64_t(int)> started_at() {
+  return [](int ms) {
+    const auto start = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return static_cast<std::int64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count());
+  };
+}
+
+ferry::function<std::int64_t(std::string, int)> mark_then_sleep() {
+  return [](std::string mark, int ms) {
+    const auto start = std::chrono::steady_clock::now();
+    std::ofstream(mark).put('x');
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return static_cast<std::int64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count());
+  };
+}
+
+ferry::function<int(int)> abort_after_ms() {
+  return [](int ms) -> int {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    std::abort();
+  };
+}
+
 ferry::function<int()> spin_forever() {
   return []() -> int {
     volatile unsigned spins = 0;

@@ -63,6 +63,14 @@ ferry::function<int(std::string, int)> print();
 // creates), returns 1 after.
 ferry::function<int(std::string)> die_once();
 ferry::function<int(int)> sleep_ms();                            // sleeps, returns its pid
+// Notes when it started (std::chrono::steady_clock, the same clock in every
+// process of the machine, in nanoseconds), sleeps that many milliseconds,
+// returns the time it noted.
+ferry::function<std::int64_t(int)> started_at();
+ferry::function<int(int)> abort_after_ms();                       // sleeps, then aborts
+// started_at's, but it first creates the file `mark` names, so that a test
+// knows it is running.
+ferry::function<std::int64_t(std::string, int)> mark_then_sleep();
 ferry::function<int()> spin_forever();
 ferry::function<int()> pid();
 // The pid of the worker's parent: the pool's process, or an MPI agent.

@@ -107,12 +107,14 @@ TEST(MpiMessages, AConfigCutShortWithBytesLeftOrAnUnknownEnumeratorIsRefused) {
   EXPECT_THROW(decode_config(unknown), format_error);
 }
 
-TEST(MpiMessages, ATasksTimeoutAndNameTravelBeforeItsBody) {
-  const std::string bytes = settings_prefix({.timeout = 300ms, .name = "shard 7"}) + "the task's body";
+TEST(MpiMessages, ATasksTimeoutNameAndPriorityTravelBeforeItsBody) {
+  const std::string bytes =
+      settings_prefix({.timeout = 300ms, .name = "shard 7", .priority = -40000}) + "the task's body";
   const settled_body s = split_settings(bytes);
   ASSERT_TRUE(s.settings.timeout.has_value());
   EXPECT_EQ(*s.settings.timeout, 300ms);
   EXPECT_EQ(s.settings.name, "shard 7");
+  EXPECT_EQ(s.settings.priority, -40000);
   EXPECT_EQ(s.body, "the task's body");
 }
 
@@ -125,6 +127,7 @@ TEST(MpiMessages, ANameWithoutATimeoutAndATimeoutOfZeroStayAsTheyWere) {
   ASSERT_TRUE(zero.settings.timeout.has_value());
   EXPECT_EQ(*zero.settings.timeout, 0ms);
   EXPECT_TRUE(zero.settings.name.empty());
+  EXPECT_EQ(zero.settings.priority, 0);
   EXPECT_TRUE(zero.body.empty());
 }
 

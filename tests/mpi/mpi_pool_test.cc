@@ -34,6 +34,7 @@
 #include "../executor/event_recorder.h"
 #include "../executor/kill_storm.h"
 #include "../executor/openmp_tasks.h"
+#include "../executor/priorities.h"
 #include "../executor/streaming_map.h"
 #include "../executor/test_harness.h"
 #include "../executor/test_tasks.h"
@@ -87,6 +88,21 @@ TEST(MpiPool, AnInnerThreadsCountChosenOnRankZeroReachesEveryWorker) {
   std::vector<ferry::future<int>> counts;
   for (int i = 0; i < 8; ++i) counts.push_back(pool.submit(openmp_tasks::max_threads()));
   for (auto& f : counts) EXPECT_EQ(get_within(f), 3);
+}
+
+// Priorities cross to the agents: rank 0 sends the most urgent task first,
+// and an agent's own queue, holding what rank 0 sent ahead, serves it first
+// too (tests/executor/priorities.h).
+TEST(MpiPool, AnUrgentTaskOvertakesTheQueuesOfRankZeroAndOfItsAgent) {
+  ferry::mpi_pool pool(options());
+  // Each worker holds one task behind its running one; rank 0 may have sent
+  // its agent one more, that the agent passed on to the first free worker.
+  ferry_test::expect_an_urgent_task_to_overtake_queued_work(pool, pool.max_workers(), pool.max_workers() + 1);
+}
+
+TEST(MpiPool, AMapOfLowPriorityGivesWayToATaskSubmittedAfterIt) {
+  ferry::mpi_pool pool(options());
+  ferry_test::expect_a_low_priority_map_to_give_way(pool, pool.max_workers(), pool.max_workers() + 1);
 }
 
 // The same admission rule as process_pool's (src/executor/core/admission.h):

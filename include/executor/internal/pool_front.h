@@ -173,11 +173,12 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     check_task_signature<R, P...>();
     auto held = std::make_shared<const std::tuple<function<R(P...)>, std::decay_t<Args>...>>(
         fn, std::forward<Args>(args)...);
-    send_attempt send = [held, timeout = options.timeout, name = options.name](task_queue& queue) {
+    send_attempt send = [held, timeout = options.timeout, name = options.name,
+                         priority = options.priority](task_queue& queue) {
       return std::apply(
           [&](const auto& f, const auto&... a) {
             auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(a)), ...); };
-            return submit_encoded(queue, f, 1, encode, timeout, name);
+            return submit_encoded(queue, f, 1, encode, {timeout, name, priority});
           },
           *held);
     };
@@ -207,8 +208,8 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     std::optional<std::size_t> size;
     if constexpr (std::ranges::sized_range<View>) size = static_cast<std::size_t>(std::ranges::size(inputs));
     auto window = std::make_unique<map_window>(
-        std::make_unique<range_chunks<function<R(P)>, P, View>>(queue_, fn, std::move(inputs)), options,
-        queue_->max_workers(), size, InOrder);
+        std::make_unique<range_chunks<function<R(P)>, P, View>>(queue_, fn, std::move(inputs), options.priority),
+        options, queue_->max_workers(), size, InOrder);
     if constexpr (InOrder)
       return ordered_results<R>(std::move(window));
     else

@@ -21,8 +21,9 @@ namespace ferry::detail {
 template <class Fn, class P, class View>
 class range_chunks final : public chunk_source {
  public:
-  range_chunks(std::shared_ptr<task_queue> queue, Fn fn, View inputs)
-      : queue_(std::move(queue)), fn_(std::move(fn)), inputs_(std::move(inputs)) {}
+  // `priority`: map_options::priority, each chunk's.
+  range_chunks(std::shared_ptr<task_queue> queue, Fn fn, View inputs, int priority)
+      : queue_(std::move(queue)), fn_(std::move(fn)), inputs_(std::move(inputs)), priority_(priority) {}
 
   submitted next(std::uint32_t most) override {
     if (!it_) it_.emplace(std::ranges::begin(inputs_));
@@ -48,7 +49,7 @@ class range_chunks final : public chunk_source {
           ar(as_parameter<P>(value));
         }
       };
-      submitted s{submit_encoded(*queue_, fn_, n, encode), n};
+      submitted s{submit_encoded(*queue_, fn_, n, encode, {.priority = priority_}), n};
       // The input threw while being encoded: not the task's failure but the
       // map's; the state was failed, nothing was queued.
       if (input_error) std::rethrow_exception(input_error);
@@ -62,7 +63,7 @@ class range_chunks final : public chunk_source {
         for (const auto& value : buffer_) ar(as_parameter<P>(value));
       };
       const auto n = static_cast<std::uint32_t>(buffer_.size());
-      return {submit_encoded(*queue_, fn_, n, encode), n};
+      return {submit_encoded(*queue_, fn_, n, encode, {.priority = priority_}), n};
     }
   }
 
@@ -76,18 +77,19 @@ class range_chunks final : public chunk_source {
     for (; held->size() < most && it != std::ranges::end(inputs_); ++it) held->emplace_back(*it);
     if (held->empty()) return {};
     const auto n = static_cast<std::uint32_t>(held->size());
-    send_attempt send = [held, fn = fn_, n](task_queue& queue) {
+    send_attempt send = [held, fn = fn_, n, priority = priority_](task_queue& queue) {
       auto encode = [&](output_archive& ar) {
         for (const auto& value : *held) ar(as_parameter<P>(value));
       };
-      return submit_encoded(queue, fn, n, encode);
+      return submit_encoded(queue, fn, n, encode, {.priority = priority});
     };
-    return {run_with_retries(queue_, std::move(send), task_options{}, retries), n};
+    return {run_with_retries(queue_, std::move(send), task_options{.priority = priority_}, retries), n};
   }
 
   std::shared_ptr<task_queue> queue_;
   Fn fn_;
   View inputs_;
+  int priority_;
   std::optional<std::ranges::iterator_t<View>> it_;  // once the first chunk is read
   std::vector<std::ranges::range_value_t<View>> buffer_;  // single-pass inputs only
 };

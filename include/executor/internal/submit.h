@@ -53,16 +53,22 @@ constexpr void check_task_signature() {
                 "default constructor, or return a struct of plain values)");
 }
 
+// What the pool that runs a task needs of its task_options (retries are
+// the front's, retries.h).
+struct task_settings {
+  std::optional<std::chrono::milliseconds> timeout{};  // its own; else the pool's
+  std::string_view name{};                             // for the pool's events and errors
+  int priority = 0;                                    // higher leaves the queue first
+  bool any() const { return timeout.has_value() || !name.empty() || priority != 0; }
+};
+
 // The typed parts of a task: its function, and the arguments of each of its
 // items. protocol.cc decides where they go in the message.
 class task_writer {
  public:
   virtual void write_function(output_archive& ar) const = 0;
   virtual void write_arguments(output_archive& ar) const = 0;
-  // The task's own timeout (task_options::timeout), if it has one.
-  virtual std::optional<std::chrono::milliseconds> timeout() const { return std::nullopt; }
-  // task_options::name, for the pool's events.
-  virtual std::string_view name() const { return {}; }
+  virtual task_settings settings() const { return {}; }
 
  protected:
   ~task_writer() = default;
@@ -91,25 +97,21 @@ class FERRY_EXECUTOR_EXPORT task_queue {
 
 template <class Fn, class Encode>
 std::shared_ptr<future_state> submit_encoded(task_queue& queue, const Fn& fn, std::uint32_t count,
-                                             Encode& encode_arguments,
-                                             std::optional<std::chrono::milliseconds> timeout = std::nullopt,
-                                             std::string_view name = {}) {
+                                             Encode& encode_arguments, const task_settings& settings = {}) {
   class writer final : public task_writer {
    public:
-    writer(const Fn& fn, Encode& encode, std::optional<std::chrono::milliseconds> timeout, std::string_view name)
-        : fn_(fn), encode_(encode), timeout_(timeout), name_(name) {}
+    writer(const Fn& fn, Encode& encode, const task_settings& settings)
+        : fn_(fn), encode_(encode), settings_(settings) {}
     void write_function(output_archive& ar) const override { ar(fn_); }
     void write_arguments(output_archive& ar) const override { encode_(ar); }
-    std::optional<std::chrono::milliseconds> timeout() const override { return timeout_; }
-    std::string_view name() const override { return name_; }
+    task_settings settings() const override { return settings_; }
 
    private:
     const Fn& fn_;
     Encode& encode_;
-    std::optional<std::chrono::milliseconds> timeout_;
-    std::string_view name_;
+    const task_settings& settings_;
   };
-  return queue.submit_task(writer(fn, encode_arguments, timeout, name), count);
+  return queue.submit_task(writer(fn, encode_arguments, settings), count);
 }
 
 // The inputs of map that travel in one message.

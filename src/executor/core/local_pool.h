@@ -36,20 +36,14 @@ class FERRY_INTERNAL_EXPORT local_pool : public task_queue {
                                             std::string host = {});
   ~local_pool() override;
 
-  // How a task is known where it was submitted (rank 0 of an MPI pool): its
-  // number and its task_options::name there, which its workers' output
-  // prefixes show instead of this pool's own number.
-  struct origin {
-    std::uint64_t id = 0;
-    std::string_view name{};
-  };
   // Queues a task already encoded elsewhere (its message body, as
   // protocol::encode_task wrote it). The admission rules are those of
-  // submit_task; `timeout` is the task's own (task_options::timeout).
-  // Throws ferry::pool_shutdown_error after shutdown.
-  virtual std::shared_ptr<future_state> submit_body(std::string body,
-                                                    std::optional<std::chrono::milliseconds> timeout,
-                                                    origin from) = 0;
+  // submit_task; `settings` are the task's own (task_options). Its number
+  // where it was submitted (rank 0 of an MPI pool), `origin_id`, and its
+  // name are what its workers' output prefixes show instead of this pool's
+  // own number. Throws ferry::pool_shutdown_error after shutdown.
+  virtual std::shared_ptr<future_state> submit_body(std::string body, const task_settings& settings,
+                                                    std::uint64_t origin_id) = 0;
   // One pass of the pool's loop: sends queued tasks, waits up to `timeout`
   // (less when a timer is due) for a worker's message or exit, handles what
   // came and enforces the timers. Returns false once the pool is shut down

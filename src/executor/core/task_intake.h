@@ -11,6 +11,7 @@
 #ifndef FERRY_SRC_EXECUTOR_CORE_TASK_INTAKE_H_
 #define FERRY_SRC_EXECUTOR_CORE_TASK_INTAKE_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -29,9 +30,32 @@ template <class Task>
 class task_intake {
  public:
   mutable mutex mu;
-  // Oldest first; the owner's manager takes from the front, and puts back
-  // there what it could not run after all.
+  // Highest priority first (task_record::priority), oldest first within
+  // one; the owner's manager takes from the front, and gives back with
+  // put_back what it could not run after all.
   std::deque<Task> pending ABSL_GUARDED_BY(mu);
+
+  // Queues `t` behind every pending task of its priority or a higher one.
+  // Constant time when the queue's last task has its priority or a higher
+  // one (every task, when none has a priority); else a binary search.
+  void queue(Task t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (pending.empty() || pending.back().priority >= t.priority) {
+      pending.push_back(std::move(t));
+      return;
+    }
+    const int p = t.priority;
+    pending.insert(std::partition_point(pending.begin(), pending.end(),
+                                        [p](const Task& x) { return x.priority >= p; }),
+                   std::move(t));
+  }
+  // Puts back a task taken from the queue that never ran: ahead of the
+  // pending tasks of its priority, which came after it.
+  void put_back(Task t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    const int p = t.priority;
+    pending.insert(std::partition_point(pending.begin(), pending.end(),
+                                        [p](const Task& x) { return x.priority > p; }),
+                   std::move(t));
+  }
 
   // The id of one more task, which the caller then queues. Throws
   // ferry::pool_shutdown_error after close().
@@ -53,7 +77,7 @@ class task_intake {
     const std::uint64_t id = admit();
     tell_task(observer, task_event::kind::submitted, {.id = id, .items = items, .name = name});
     const std::size_t before = pending.size();
-    pending.push_back(make(id));
+    queue(make(id));
     return {id, before};
   }
 

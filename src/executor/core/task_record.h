@@ -14,18 +14,23 @@
 #include <string_view>
 
 #include <executor/internal/future_state.h>
+#include <executor/internal/submit.h>
 #include "executor/core/task_events.h"
 
 namespace ferry::detail {
 
 struct task_record {
   std::uint64_t id = 0;
-  std::string body;  // its message body, kept until it runs, while it may be sent elsewhere
-  std::shared_ptr<future_state> state;
-  std::optional<std::chrono::milliseconds> timeout;  // its own; else the pool's
+  std::string body{};  // its message body, kept until it runs, while it may be sent elsewhere
+  std::shared_ptr<future_state> state{};
+  std::optional<std::chrono::milliseconds> timeout{};  // its own; else the pool's
   std::uint32_t items = 1;  // inputs: a map's chunk has several
-  std::string name;         // task_options::name
+  std::string name{};       // task_options::name
+  int priority = 0;         // task_options::priority
   std::chrono::steady_clock::time_point running_since{};  // when a worker began it (an agent was sent it)
+
+  // What its pool needs of its task_options (a view of this record's name).
+  task_settings settings() const { return {timeout, name, priority}; }
 
   // For its events: on `worker` (its pid; 0 on mpi_pool) and `host`
   // (mpi_pool's).

@@ -89,27 +89,26 @@ std::shared_ptr<future_state> pool_core::submit_task(const task_writer& task, st
   auto admitted = admit(task, count, options_, false, role_.pass_buffers);
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&admitted)) return *failed;
   auto& encoded = std::get<protocol::encoded_task>(admitted);
-  return enqueue(std::move(encoded.body), std::move(encoded.attachments), task.timeout(), count, task.name());
+  return enqueue(std::move(encoded.body), std::move(encoded.attachments), task.settings(), count);
 }
 
-std::shared_ptr<future_state> pool_core::submit_body(std::string body,
-                                                     std::optional<std::chrono::milliseconds> timeout, origin from) {
+std::shared_ptr<future_state> pool_core::submit_body(std::string body, const task_settings& settings,
+                                                     std::uint64_t origin_id) {
   // Its sender (rank 0 of an MPI pool) admitted it for these workers
   // already; the size is checked again, as this pool's limit is what holds.
   protocol::encoded_task task;
   task.body = std::move(body);
   if (std::exception_ptr why = refusal(task, options_)) return failed_state(why);
-  return enqueue(std::move(task.body), {}, timeout, 1, from.name, from.id);
+  return enqueue(std::move(task.body), {}, settings, 1, origin_id);
 }
 
-std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attachments,
-                                                 std::optional<std::chrono::milliseconds> timeout,
-                                                 std::uint32_t items, std::string_view name,
-                                                 std::uint64_t origin_id) {
+std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attachments, const task_settings& settings,
+                                                 std::uint32_t items, std::uint64_t origin_id) {
   auto state = make_future_state();
-  const std::size_t before = intake_.submit(observer(), items, name, [&](std::uint64_t id) {
-    return pool_task{{id, std::move(body), state, timeout, items, std::string(name)}, std::move(attachments), false,
-                     origin_id};
+  const std::size_t before = intake_.submit(observer(), items, settings.name, [&](std::uint64_t id) {
+    return pool_task{
+        {id, std::move(body), state, settings.timeout, items, std::string(settings.name), settings.priority},
+        std::move(attachments), false, origin_id};
   }).second;
   // A queue already longer than the pool has had its wake-ups: the manager
   // takes everything queued when it dispatches (starting a worker for each
@@ -260,12 +259,12 @@ void pool_core::start_worker() {
   publish_pids();
 }
 
-// Tasks a worker was sent but never started go back to the front of the
-// queue, in their order.
+// Tasks a worker was sent but never started go back to the queue, each
+// ahead of those of its priority, in their order.
 void pool_core::requeue(std::deque<pool_task>& tasks) {
   if (tasks.empty()) return;
   mutex_lock lock(intake_.mu);
-  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) intake_.pending.push_front(std::move(*it));
+  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) intake_.put_back(std::move(*it));
   tasks.clear();
 }
 
@@ -289,7 +288,7 @@ void pool_core::dispatch() {
       lock.unlock();
       std::optional<pool_task> back = send_to(*where.worker, std::move(t), pass);
       lock.lock();
-      if (back) intake_.pending.push_front(std::move(*back));  // for another worker
+      if (back) intake_.put_back(std::move(*back));  // for another worker
     }
   }
   bool lost = false;

@@ -84,8 +84,8 @@ class pool_core final : public local_pool {
   ~pool_core() override;  // shutdown({}): waits for the queue to drain
 
   std::shared_ptr<future_state> submit_task(const task_writer& task, std::uint32_t count) override;
-  std::shared_ptr<future_state> submit_body(std::string body, std::optional<std::chrono::milliseconds> timeout,
-                                            origin from) override;
+  std::shared_ptr<future_state> submit_body(std::string body, const task_settings& settings,
+                                            std::uint64_t origin_id) override;
   // With how.wait, a caller-driven pool turns until it is drained.
   void shutdown(shutdown_options how) override;
   bool is_shutdown() const override;
@@ -103,10 +103,8 @@ class pool_core final : public local_pool {
   using clock = std::chrono::steady_clock;
 
   // Queues an admitted task.
-  std::shared_ptr<future_state> enqueue(std::string body, fd_list attachments,
-                                        std::optional<std::chrono::milliseconds> timeout,
-                                        std::uint32_t items = 1, std::string_view name = {},
-                                        std::uint64_t origin_id = 0);
+  std::shared_ptr<future_state> enqueue(std::string body, fd_list attachments, const task_settings& settings,
+                                        std::uint32_t items = 1, std::uint64_t origin_id = 0);
   // The events of a task a worker holds (task_events.h).
   void tell(task_event::kind what, const worker_slot& w, const pool_task& t, std::uint32_t items_threw = 0,
             std::string_view error = {}) const;
