@@ -26,12 +26,21 @@ enum class start_method {
   // holding the tasks' code on demand, under the module policy. Code in the
   // main executable cannot run there.
   plugin,
+  // For debugging: each worker is a thread of this process, sent each task
+  // through a socket exactly as a worker process is (encoded, decoded, run,
+  // the result encoded and decoded), so that serialization errors show as
+  // they would, a debugger's breakpoints in the task are hit and sanitizers
+  // see it. No isolation: a crash ends this process; a task cannot be
+  // stopped (a timeout or kill_running takes effect when it returns). The
+  // pool's env, unset_env, inner_threads and max_worker_memory do not
+  // apply, nor output capture. process_pool only.
+  in_process,
 };
 
-// "spawn", "fork" or "plugin".
+// "spawn", "fork", "plugin" or "in_process".
 FERRY_EXECUTOR_EXPORT const char* to_string(start_method method) noexcept;
 
-// The start method named "spawn", "fork" or "plugin". Throws
+// The start method named "spawn", "fork", "plugin" or "in_process". Throws
 // std::invalid_argument, listing the valid names, for any other.
 FERRY_EXECUTOR_EXPORT start_method start_method_from_string(std::string_view name);
 

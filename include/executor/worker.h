@@ -28,7 +28,8 @@ namespace ferry {
 // (never returns). Elsewhere: returns. argc and argv are not used today.
 FERRY_EXECUTOR_EXPORT void serve_if_worker(int argc, char** argv);
 
-// Whether this process is a pool worker.
+// Whether this process is a pool worker, or the calling thread one of its
+// own pool's workers (start_method::in_process): true wherever a task runs.
 FERRY_EXECUTOR_EXPORT bool is_worker_process() noexcept;
 
 }  // namespace ferry

@@ -41,6 +41,9 @@ void check_can_make_pool(const mpi::job& j, const mpi_pool_options& options) {
   if (options.local.start == start_method::fork)
     throw error("ferry: mpi_pool's agents cannot fork workers (a forked child inherits the MPI "
                 "process's state); use start_method::spawn or start_method::plugin");
+  if (options.local.start == start_method::in_process)
+    throw error("ferry: mpi_pool's agents run tasks in worker processes on their hosts; "
+                "start_method::in_process debugs a task in the calling process: use a process_pool");
   if (options.local.on_output)
     throw error("ferry: mpi_pool's local.on_output would be called where the workers are, on other "
                 "hosts; use local.worker_output = ferry::output_mode::prefix, which writes their lines, "

@@ -102,7 +102,8 @@ option_tables = {
                                struct_fields("include/executor/mpi_pool.h", "mpi_pool_options")),
 }
 start_methods = code_text[root / "include/executor/start_method.h"]
-methods = set(re.findall(r"\b(spawn|fork|plugin)\b", re.search(r"enum class start_method\s*\{(.*?)\}", start_methods, re.S).group(1)))
+enumerators = re.sub(r"//[^\n]*", "", re.search(r"enum class start_method\s*\{(.*?)\}", start_methods, re.S).group(1))
+methods = set(re.findall(r"\b(\w+)\s*(?:,|$)", enumerators.strip()))
 
 measure = re.compile(r"\d[\d.,]*\s*(?:ns|µs|us|ms|s|GB/s|MB/s|GiB/s|MiB/s|ops/s|tasks/s|items/s|msg/s)(?![\w/])|\b\d+(?:\.\d+)?x\b")
 for page in pages:

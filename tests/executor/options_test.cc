@@ -17,7 +17,9 @@ TEST(StartMethod, FromString) {
   EXPECT_EQ(ferry::start_method_from_string("spawn"), ferry::start_method::spawn);
   EXPECT_EQ(ferry::start_method_from_string("fork"), ferry::start_method::fork);
   EXPECT_EQ(ferry::start_method_from_string("plugin"), ferry::start_method::plugin);
-  for (auto m : {ferry::start_method::spawn, ferry::start_method::fork, ferry::start_method::plugin})
+  EXPECT_EQ(ferry::start_method_from_string("in_process"), ferry::start_method::in_process);
+  for (auto m : {ferry::start_method::spawn, ferry::start_method::fork, ferry::start_method::plugin,
+                 ferry::start_method::in_process})
     EXPECT_EQ(ferry::start_method_from_string(ferry::to_string(m)), m);
 }
 
@@ -28,7 +30,7 @@ TEST(StartMethod, BadNameListsTheValidOnes) {
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("'forkserver'"), std::string::npos) << what;
-    EXPECT_NE(what.find("spawn, fork and plugin"), std::string::npos) << what;
+    EXPECT_NE(what.find("spawn, fork, plugin and in_process"), std::string::npos) << what;
   }
 }
 

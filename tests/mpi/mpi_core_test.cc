@@ -35,10 +35,13 @@ TEST(MpiCore, AnOutputCallbackIsRefusedForItWouldRunOnOtherHosts) {
   EXPECT_NE(std::string(e.what()).find("local.worker_output"), std::string::npos) << e.what();
 }
 
-TEST(MpiCore, RefusesForkAndASecondPool) {
+TEST(MpiCore, RefusesForkInProcessWorkersAndASecondPool) {
   ferry::mpi_pool_options o = options();
   o.local.start = ferry::start_method::fork;
   EXPECT_THROW(ferry::mpi_pool{o}, ferry::error);
+  o.local.start = ferry::start_method::in_process;
+  const auto e = expect_error<ferry::error>([&] { ferry::mpi_pool pool(o); });
+  EXPECT_NE(std::string(e.what()).find("use a process_pool"), std::string::npos) << e.what();
   ferry::mpi_pool pool(options());
   EXPECT_THROW(ferry::mpi_pool{options()}, ferry::error);
 }

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string_view>
+#include <system_error>
 
 #include "executor/pool/process_linux.h"
 #include "executor/wire/protocol.h"
@@ -126,6 +127,23 @@ fd_pair pipe_pair() {
   return {unique_fd(fds[0]), unique_fd(fds[1])};
 }
 
+// A thread of this process serving the worker's end of `socket`.
+launched_worker launch_in_process(fd_pair socket) {
+  ::fcntl(socket.first.get(), F_SETFL, ::fcntl(socket.first.get(), F_GETFL) | O_NONBLOCK);
+  launched_worker l;
+  try {
+    l.thread = std::make_unique<in_process_worker>(std::move(socket.second));
+  } catch (const std::system_error& e) {
+    errno = e.code().value();
+    fail("a thread");
+  }
+  l.pid = l.thread->tid();
+  l.socket = std::move(socket.first);
+  l.pidfd = l.thread->take_exit_fd();
+  ::fcntl(l.pidfd.get(), F_SETFL, ::fcntl(l.pidfd.get(), F_GETFL) | O_NONBLOCK);
+  return l;
+}
+
 }  // namespace
 
 launched_worker launch_worker(start_method method, const std::string& program,
@@ -133,7 +151,9 @@ launched_worker launch_worker(start_method method, const std::string& program,
                               bool capture_output) {
   // first: the pool's end; second: the worker's. Whatever throws below
   // closes them all.
-  fd_pair socket = socket_pair(), crash = pipe_pair(), out, err;
+  fd_pair socket = socket_pair();
+  if (method == start_method::in_process) return launch_in_process(std::move(socket));
+  fd_pair crash = pipe_pair(), out, err;
   if (capture_output) {
     out = pipe_pair();
     err = pipe_pair();
@@ -176,7 +196,7 @@ launched_worker launch_worker(start_method method, const std::string& program,
   for (fd_pair* p : {&socket, &crash, &out, &err})
     if (p->first) ::fcntl(p->first.get(), F_SETFL, ::fcntl(p->first.get(), F_GETFL) | O_NONBLOCK);
   return {pid, std::move(socket.first), std::move(pidfd), std::move(crash.first), std::move(out.first),
-          std::move(err.first)};
+          std::move(err.first), nullptr};
 }
 
 std::string default_worker_program() {

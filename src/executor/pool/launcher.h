@@ -6,12 +6,14 @@
 #include <sys/types.h>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <executor/errors.h>
 #include <executor/start_method.h>
+#include "executor/pool/in_process_worker.h"
 #include "internal/unique_fd.h"
 
 namespace ferry::detail {
@@ -35,12 +37,13 @@ struct worker_environment {
 };
 
 struct launched_worker {
-  pid_t pid = -1;
+  pid_t pid = -1;                            // under in_process, the thread's id
   unique_fd socket;  // the pool's end, non-blocking, close-on-exec
   unique_fd pidfd;   // readable when the worker exits
   unique_fd crash;   // the read end of its crash pipe (crash_report.h), non-blocking, close-on-exec
   unique_fd out;     // with capture: the read ends of its stdout and stderr, non-blocking, close-on-exec
   unique_fd err;
+  std::unique_ptr<in_process_worker> thread;  // under in_process: the worker; pidfd its exit descriptor
 };
 
 // Starts a worker. `program` is used by spawn (normally /proc/self/exe) and
@@ -50,7 +53,7 @@ struct launched_worker {
 // closes `close_in_child` (the pool's other descriptors) before serving.
 // Throws launch_error.
 // With `capture_output`, the worker's stdout and stderr are pipes the pool
-// reads.
+// reads (not under in_process: a thread writes to this process's own).
 launched_worker launch_worker(start_method method, const std::string& program,
                               const worker_environment& env, const std::vector<int>& close_in_child,
                               bool capture_output = false);

@@ -500,7 +500,7 @@ void pool_core::stop_all_workers() {
     for (const auto& w : workers_) fds.push_back({w->pidfd(), POLLIN, 0});
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now()).count();
     if (left <= 0) {
-      for (auto& w : workers_) ::kill(w->pid(), SIGKILL);  // then reaped below
+      for (auto& w : workers_) w->stop();  // then reaped below
     }
     if (::poll(fds.data(), fds.size(), left > 0 ? static_cast<int>(left) : 100) < 0 && errno != EINTR)
       break;

@@ -159,6 +159,7 @@ class pool_core final : public local_pool {
   std::map<std::string, std::string> worker_env() const;
   std::string hello_body() const;
   bool captures_output() const {
+    if (options_.start == start_method::in_process) return false;  // a thread writes to this process's own
     return options_.worker_output == output_mode::prefix || static_cast<bool>(options_.on_output);
   }
   // A line a worker wrote: to on_output, or to this process's own stream

@@ -2,6 +2,7 @@
 #include "executor/pool/crash_report.h"
 #include "executor/pool/worker_slot.h"
 
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@ namespace ferry::detail {
 
 worker_slot::worker_slot(launched_worker launched, std::string_view key, connection::settings settings)
     : pid_(launched.pid),
+      thread_(std::move(launched.thread)),
       channel_(std::move(launched.socket), settings),
       pidfd_(std::move(launched.pidfd)),
       crash_pipe_(std::move(launched.crash)),
@@ -133,7 +135,16 @@ void worker_slot::retire() {
   try {
     channel_.send({protocol::kind::exit});
   } catch (const protocol_error&) {
+    stop();
+  }
+}
+
+void worker_slot::stop() {
+  if (!thread_) {
     ::kill(pid_, SIGKILL);
+  } else if (channel_.is_open()) {
+    // A thread cannot be killed: it ends when its running task returns.
+    ::shutdown(channel_.fd(), SHUT_RDWR);
   }
 }
 
@@ -141,19 +152,19 @@ void worker_slot::kill(std::string why) {
   if (reaped()) return;
   if (!killed_by_pool()) failure_ = std::move(why);
   end(end_cause::killed);
-  ::kill(pid_, SIGKILL);
+  stop();
 }
 
 void worker_slot::kill_for_timeout() {
   if (reaped()) return;
   end(end_cause::killed_for_timeout);
-  ::kill(pid_, SIGKILL);
+  stop();
 }
 
 void worker_slot::kill_for_shutdown() {
   if (reaped()) return;
   end(end_cause::killed_for_shutdown);
-  ::kill(pid_, SIGKILL);
+  stop();
 }
 
 void worker_slot::became_ready(clock::time_point now) {
@@ -206,7 +217,11 @@ void worker_slot::read(const message_handler& on_message) {
 
 exit_facts worker_slot::reap(const message_handler& on_message) {
   int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  if (thread_) {
+    status = thread_->join();
+  } else {
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   read(on_message);  // a result written just before exiting
   close_channel();

@@ -179,6 +179,10 @@ class worker_slot {
   // killed it already.
   void kill(std::string why);
   void kill_for_timeout();
+  // SIGKILL, or for a thread of this process (start_method::in_process)
+  // the shutdown of its socket, which ends it once its task returns. The
+  // cause stays what it was.
+  void stop();
   void kill_for_shutdown();
 
   // Reads what the worker wrote and hands each message to `on_message`,
@@ -210,6 +214,9 @@ class worker_slot {
   void end(end_cause why);
 
   pid_t pid_;
+  // Under in_process: the worker; declared before the channel, so that the
+  // channel closes before the thread is joined.
+  std::unique_ptr<in_process_worker> thread_;
   connection channel_;
   unique_fd pidfd_;
   unique_fd crash_pipe_;

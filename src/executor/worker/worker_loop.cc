@@ -31,6 +31,8 @@ namespace ferry::detail {
 namespace {
 
 std::atomic<bool> worker_process{false};
+// This thread is a worker of its own process's pool (start_method::in_process).
+thread_local bool worker_thread = false;
 
 // The next message, polled for within the spin budget first: nullopt at a
 // clean end of stream.
@@ -60,7 +62,7 @@ struct served_config {
 // Reads the pool's hello and applies it: the channel's key, the
 // environment, the module policy, the limits, the initializer. The exit
 // status to end with if that fails.
-std::variant<served_config, int> greet(connection& pool) {
+std::variant<served_config, int> greet(connection& pool, worker_home home) {
   std::optional<message> hello;
   std::optional<protocol::hello_reader> in;
   try {
@@ -75,10 +77,13 @@ std::variant<served_config, int> greet(connection& pool) {
     pool.authenticate(in->key(), channel_auth::side::worker);
     authenticated = true;
     const protocol::worker_config& config = in->config();
-    for (const auto& [name, value] : config.env) ::setenv(name.c_str(), value.c_str(), 1);
-    apply_inner_thread_counts(config.env);
-    apply_module_policy(config.policy, policy_host::same);
-    served_config served{config.max_worker_memory,
+    const bool own = home == worker_home::own_process;
+    if (own) {
+      for (const auto& [name, value] : config.env) ::setenv(name.c_str(), value.c_str(), 1);
+      apply_inner_thread_counts(config.env);
+      apply_module_policy(config.policy, policy_host::same);
+    }
+    served_config served{own ? config.max_worker_memory : 0,
                          std::chrono::microseconds(static_cast<std::int64_t>(
                              std::min<std::uint64_t>(config.spin_us, 1'000'000)))};
     // Large results go through files reused from task to task, except under
@@ -163,13 +168,14 @@ int serve_tasks(connection& pool, const served_config& config) {
 
 }  // namespace
 
-int worker_loop(int fd) {
+int worker_loop(int fd, worker_home home) {
+  if (home == worker_home::pool_process) worker_thread = true;
   // Until the hello says otherwise: a body of up to 4 GiB, inline.
   connection pool(unique_fd(fd), {std::size_t{1} << 32});
-  const std::variant<served_config, int> greeting = greet(pool);
+  const std::variant<served_config, int> greeting = greet(pool, home);
   if (const int* status = std::get_if<int>(&greeting)) return *status;
   const served_config& config = std::get<served_config>(greeting);
-  keep_freed_blocks(config.memory_limit);
+  if (home == worker_home::own_process) keep_freed_blocks(config.memory_limit);
   return serve_tasks(pool, config);
 }
 
@@ -192,6 +198,6 @@ void serve(int fd, int crash_fd) {
   std::_Exit(status);
 }
 
-bool serving() noexcept { return worker_process.load(); }
+bool serving() noexcept { return worker_process.load() || worker_thread; }
 
 }  // namespace ferry::detail

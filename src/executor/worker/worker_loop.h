@@ -7,13 +7,19 @@
 
 namespace ferry::detail {
 
+// Where a worker runs: a process of its own, or a thread of the pool's
+// process (start_method::in_process), which leaves the process's
+// environment, module policy, allocator and memory alone: they are the
+// pool's.
+enum class worker_home { own_process, pool_process };
+
 // Serves the pool on the socket fd, which it owns from now on, and returns
 // the exit status the process should end with, one of protocol.h's:
 // served_status when told to exit or when the pool is gone,
 // start_failed_status when the initializer failed, protocol_error_status
 // after a protocol error, and authentication_status after a message that
 // did not verify.
-int worker_loop(int fd);
+int worker_loop(int fd, worker_home home = worker_home::own_process);
 
 // Turns this process into a worker serving on fd, then ends it with
 // worker_loop's status (never returns). The socket becomes close-on-exec
@@ -21,7 +27,8 @@ int worker_loop(int fd);
 // `crash_fd`: the write end of the crash pipe (crash_report.h); -1: none.
 [[noreturn]] void serve(int fd, int crash_fd = -1);
 
-// Whether serve() was called in this process.
+// Whether serve() was called in this process, or this thread serves as an
+// in-process worker.
 bool serving() noexcept;
 
 }  // namespace ferry::detail
