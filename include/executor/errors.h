@@ -97,10 +97,12 @@ class FERRY_EXECUTOR_EXPORT task_timeout_error : public error {
   ~task_timeout_error() override;
 };
 
-// The task was cancelled before it was sent to a worker.
+// The task was cancelled (future::cancel) before it was sent to a worker,
+// or while it ran (future::cancel(grace)), which what() then says.
 class FERRY_EXECUTOR_EXPORT cancelled_error : public error {
  public:
   cancelled_error();
+  explicit cancelled_error(const std::string& message);
   ~cancelled_error() override;
 };
 

@@ -16,6 +16,7 @@
 #include "executor/reusable_executor.h"
 #include "executor/start_method.h"
 #include "executor/task_options.h"
+#include "executor/this_task.h"
 #include "executor/worker.h"
 #include "serialize/serialize.h"
 

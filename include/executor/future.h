@@ -111,6 +111,18 @@ class future {
   // queued behind the running one: that task is sent, not cancellable.
   bool cancel() { return state_->cancel(); }
 
+  // cancel(), and also stops a task that was sent: it asks the task to stop
+  // (ferry::this_task::stop_requested() becomes true where it runs, and its
+  // stop token is stopped); if it has not ended `grace` after it started
+  // running, its worker is killed and replaced, and get() throws
+  // ferry::cancelled_error saying it was running. A task that ends within
+  // the grace period, by returning or throwing, keeps its outcome. No other
+  // task is affected: those queued behind it in its worker run elsewhere.
+  // Returns false when the task has already finished. process_pool and
+  // mpi_pool; a future made in this process (then(), when_all) is not a
+  // task and is only cancelled as cancel() does.
+  bool cancel(std::chrono::milliseconds grace) { return state_->request_stop(grace); }
+
   // Calls cb(*this) once the task is finished: at once on this thread if it
   // is, else on the pool's manager thread, which it holds up (keep cb short).
   void on_done(std::function<void(const future&)> cb) const {

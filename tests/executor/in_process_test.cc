@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test_harness.h"
@@ -143,6 +144,21 @@ TEST_F(InProcess, ShutdownWithKillRunningFailsTheRunningTaskOnceItReturns) {
   pool.shutdown({.kill_running = true});
   ferry_test::expect_error<ferry::pool_shutdown_error>([&] { get_within(running); });
   ferry_test::expect_error<ferry::pool_shutdown_error>([&] { get_within(queued); });
+}
+
+// Each worker thread has its own running task to stop.
+TEST_F(InProcess, ACancelledTaskOnAWorkerThreadSeesItsStopRequest) {
+  ferry::process_pool pool(options(ferry::start_method::in_process, 2));
+  auto polling = pool.submit(test_tasks::poll_until_stopped(), 20'000);
+  auto waiting = pool.submit(test_tasks::wait_for_stop_callback(), 20'000);
+  auto other = pool.submit(test_tasks::poll_until_stopped(), 300);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(polling.cancel(10s));
+  EXPECT_TRUE(waiting.cancel(10s));
+  EXPECT_EQ(get_within(polling), 1);
+  EXPECT_EQ(get_within(waiting), 1);
+  EXPECT_EQ(get_within(other), 0) << "not asked";
+  EXPECT_FALSE(ferry::this_task::stop_requested()) << "this thread runs no task";
 }
 
 TEST_F(InProcess, ManyTasksOnSeveralThreadsAllArrive) {

@@ -14,7 +14,9 @@
 #include <fstream>
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <new>
+#include <stop_token>
 #include <stdexcept>
 #include <thread>
 
@@ -200,6 +202,27 @@ ferry::function<std::int64_t(std::string, int)> mark_then_sleep() {
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     return static_cast<std::int64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count());
+  };
+}
+
+ferry::function<int(int)> poll_until_stopped() {
+  return [](int ms) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (std::chrono::steady_clock::now() < until) {
+      if (ferry::this_task::stop_requested()) return 1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return 0;
+  };
+}
+
+ferry::function<int(int)> wait_for_stop_callback() {
+  return [](int ms) {
+    std::atomic<bool> told{false};
+    std::stop_callback on_stop(ferry::this_task::get_stop_token(), [&] { told = true; });
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (!told && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return told ? 1 : 0;
   };
 }
 

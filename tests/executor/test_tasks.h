@@ -68,6 +68,11 @@ ferry::function<int(int)> sleep_ms();                            // sleeps, retu
 // returns the time it noted.
 ferry::function<std::int64_t(int)> started_at();
 ferry::function<int(int)> abort_after_ms();                       // sleeps, then aborts
+// Until asked to stop (ferry::this_task::stop_requested), for at most that
+// many milliseconds: 1 if it was asked, 0 if the time ran out.
+ferry::function<int(int)> poll_until_stopped();
+// The same, told by a std::stop_callback on ferry::this_task::get_stop_token().
+ferry::function<int(int)> wait_for_stop_callback();
 // started_at's, but it first creates the file `mark` names, so that a test
 // knows it is running.
 ferry::function<std::int64_t(std::string, int)> mark_then_sleep();

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -19,6 +20,16 @@ namespace ferry::detail {
 
 // A finished task's result as received (src/executor/wire/message_io.h).
 class message_body;
+
+// Where a request to stop a running task goes: the pool that sent it (or
+// the front that retries it), which knows it by `id`.
+class FERRY_EXECUTOR_EXPORT stop_target {
+ public:
+  virtual void request_stop(std::uint64_t id, std::chrono::milliseconds grace) = 0;
+
+ protected:
+  ~stop_target() = default;
+};
 
 // The untyped state shared by a future and the pool. Only
 // make_future_state() makes one: its data and lock live in the library
@@ -33,6 +44,12 @@ class FERRY_EXECUTOR_EXPORT future_state {
   bool start();
   // pending -> finished with ferry::cancelled_error. False once running.
   bool cancel();
+  // Asks its stop target, if it has one, to stop it, with `grace` before
+  // its worker is killed; then cancel(). False once finished, or running
+  // with no target.
+  bool request_stop(std::chrono::milliseconds grace);
+  // Where request_stop goes; set by the pool before the state is shared.
+  void set_stop_target(std::shared_ptr<stop_target> target, std::uint64_t id);
   // -> finished with a result body, or with an error; later calls are ignored.
   void finish(std::shared_ptr<const message_body> result);
   void fail(std::exception_ptr error);

@@ -73,6 +73,7 @@ task_timeout_error::task_timeout_error(const std::string& message) : error(messa
 task_timeout_error::~task_timeout_error() = default;
 
 cancelled_error::cancelled_error() : error("ferry: the task was cancelled before it started") {}
+cancelled_error::cancelled_error(const std::string& message) : error(message) {}
 cancelled_error::~cancelled_error() = default;
 
 const char* to_string(serialization_error::phase where) noexcept {

@@ -32,6 +32,8 @@ class shared_state final : public future_state {
   std::exception_ptr error ABSL_GUARDED_BY(mu);
   std::shared_ptr<const void> local ABSL_GUARDED_BY(mu);
   std::vector<std::function<void()>> callbacks ABSL_GUARDED_BY(mu);
+  std::shared_ptr<stop_target> stopper ABSL_GUARDED_BY(mu);
+  std::uint64_t stop_id ABSL_GUARDED_BY(mu) = 0;
 };
 
 shared_state& data(future_state& s) { return static_cast<shared_state&>(s); }
@@ -42,6 +44,7 @@ const shared_state& data(const future_state& s) { return static_cast<const share
 // the future.
 std::vector<std::function<void()>> complete(shared_state& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
   s.now = phase::finished;
+  s.stopper.reset();  // nothing left to stop; and a front's target holds this state
   s.cv.notify_all();
   return std::move(s.callbacks);
 }
@@ -83,6 +86,30 @@ bool future_state::cancel() {
   lock.unlock();
   for (const auto& cb : callbacks) cb();
   return true;
+}
+
+bool future_state::request_stop(std::chrono::milliseconds grace) {
+  shared_state& s = data(*this);
+  std::shared_ptr<stop_target> target;
+  std::uint64_t id = 0;
+  {
+    mutex_lock lock(s.mu);
+    if (s.now == phase::finished) return false;
+    target = s.stopper;
+    id = s.stop_id;
+  }
+  // The target first: a front that retries (retries.cc) is pending while
+  // its attempt runs, and stops the attempt; a pool finds a pending task
+  // cancelled below and leaves it.
+  if (target) target->request_stop(id, std::max(grace, std::chrono::milliseconds(0)));
+  return cancel() || target != nullptr;
+}
+
+void future_state::set_stop_target(std::shared_ptr<stop_target> target, std::uint64_t id) {
+  shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  s.stopper = std::move(target);
+  s.stop_id = id;
 }
 
 void future_state::finish(std::shared_ptr<const message_body> result) {

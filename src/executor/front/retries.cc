@@ -20,7 +20,13 @@ namespace {
 // once; but `current`, which a cancel reads from any thread. Never on a
 // pool's manager thread: dropping `queue` there could destroy the pool from
 // its own thread.
-struct attempts {
+struct attempts final : stop_target {
+  // Stops the running attempt, and sends no other.
+  void request_stop(std::uint64_t, std::chrono::milliseconds grace) override {
+    stopped.store(true);
+    if (auto attempt = current.load()) attempt->request_stop(grace);
+  }
+
   std::shared_ptr<task_queue> queue;  // null once the last attempt ended
   send_attempt send;
   std::shared_ptr<future_state> out = make_future_state();
@@ -29,6 +35,7 @@ struct attempts {
   bool on_exception = false;
   std::string name;
   std::vector<std::string> earlier;  // how each attempt before `current` ended
+  std::atomic<bool> stopped{false};  // by future::cancel(grace)
 };
 
 void watch(const std::shared_ptr<attempts>& a);
@@ -92,7 +99,7 @@ void attempt_ended(const std::shared_ptr<attempts>& a) {
   } else if (a->on_exception && has_exception(*task)) {
     ended = thrown(*task);
   }
-  if (!ended.empty() && a->left > 0) {
+  if (!ended.empty() && a->left > 0 && !a->stopped.load()) {
     --a->left;
     tell_task(a->queue->observer(), task_event::kind::retried, {.name = a->name}, 0, ended);
     a->earlier.push_back(std::move(ended));
@@ -121,6 +128,7 @@ std::shared_ptr<future_state> run_with_retries(std::shared_ptr<task_queue> queue
   a->name = options.name;
   a->current.store(a->send(*queue));
   a->queue = std::move(queue);
+  a->out->set_stop_target(a, 0);
   // Cancelling the task's future cancels the attempt waiting in the queue.
   std::weak_ptr<attempts> weak = a;
   a->out->on_done([weak] {

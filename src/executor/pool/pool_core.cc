@@ -81,6 +81,7 @@ pool_core::pool_core(pool_options options, std::string initializer_record, role 
 
 pool_core::~pool_core() {
   shutdown({});
+  stops_->close();
 }
 
 std::shared_ptr<future_state> pool_core::submit_task(const task_writer& task, std::uint32_t count) {
@@ -106,6 +107,7 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attac
                                                  std::uint32_t items, std::uint64_t origin_id) {
   auto state = make_future_state();
   const std::size_t before = intake_.submit(observer(), items, settings.name, [&](std::uint64_t id) {
+    state->set_stop_target(stops_, id);
     return pool_task{
         {id, std::move(body), state, settings.timeout, items, std::string(settings.name), settings.priority},
         std::move(attachments), false, origin_id};
@@ -468,6 +470,9 @@ void pool_core::enforce_timers(clock::time_point now) {
       case worker_slot::deadline::task_timeout:
         w->kill_for_timeout();
         break;
+      case worker_slot::deadline::stop_grace:
+        w->kill_for_cancel();
+        break;
       case worker_slot::deadline::idle_timeout:
         w->retire();
         break;
@@ -600,8 +605,40 @@ bool pool_core::serve_once(std::optional<clock::duration> most) {
   const std::size_t before = workers_.size();
   std::erase_if(workers_, [](const auto& w) { return w->reaped(); });
   if (workers_.size() != before) publish_pids();
+  take_stop_requests(clock::now());
   enforce_timers(clock::now());
   return true;
+}
+
+void pool_core::take_stop_requests(clock::time_point now) {
+  for (const stop_inbox::request& r : stops_->take()) {
+    bool found = false;
+    for (auto& w : workers_) {
+      for (pool_task& t : w->in_flight()) {
+        if (t.id != r.id) continue;
+        // Running, or queued behind the running task in that worker: it is
+        // asked now, and has its grace from when it starts.
+        t.stop_asked = now;
+        t.stop_grace = r.grace;
+        w->ask_to_stop(r.id);
+        found = true;
+      }
+    }
+    if (found) continue;
+    // Given back to the queue (its worker died before starting it), or
+    // already ended.
+    std::optional<pool_task> queued;
+    {
+      mutex_lock lock(intake_.mu);
+      auto it = std::find_if(intake_.pending.begin(), intake_.pending.end(),
+                             [&](const pool_task& t) { return t.id == r.id; });
+      if (it != intake_.pending.end()) {
+        queued = std::move(*it);
+        intake_.pending.erase(it);
+      }
+    }
+    if (queued) queued->state->fail(std::make_exception_ptr(cancelled_error()));
+  }
 }
 
 }  // namespace ferry::detail

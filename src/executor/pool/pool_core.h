@@ -45,6 +45,7 @@
 #include "executor/pool/spin_policy.h"
 #include "executor/pool/start_retry.h"
 #include "executor/core/task_events.h"
+#include "executor/core/stop_inbox.h"
 #include "executor/core/task_intake.h"
 #include "executor/core/pool_observation.h"
 #include "executor/pool/worker_slot.h"
@@ -158,6 +159,9 @@ class pool_core final : public local_pool {
   // inner threads (worker/inner_threads.h).
   std::map<std::string, std::string> worker_env() const;
   std::string hello_body() const;
+  // Acts on future::cancel(grace) requests: asks the worker holding each
+  // task to stop it, and arms its grace deadline (deadline::stop_grace).
+  void take_stop_requests(clock::time_point now);
   bool captures_output() const {
     if (options_.start == start_method::in_process) return false;  // a thread writes to this process's own
     return options_.worker_output == output_mode::prefix || static_cast<bool>(options_.on_output);
@@ -185,6 +189,9 @@ class pool_core final : public local_pool {
   std::vector<int> pids_ ABSL_GUARDED_BY(intake_.mu);
 
   unique_fd wake_fd_;  // the eventfd that wakes the manager; closed after shutdown joined it
+  // The stop target of every task's future (future::cancel(grace)); closed
+  // by the destructor, as a future may outlive the pool.
+  const std::shared_ptr<stop_inbox> stops_ = std::make_shared<stop_inbox>([this] { wake(); });
   // The manager's alone.
   std::vector<std::unique_ptr<worker_slot>> workers_;
   start_retry retry_;

@@ -30,6 +30,11 @@ bool exited_with(const exit_facts& f, int code) {
 
 std::exception_ptr running_task_error(const exit_facts& f, const pool_options& limits) {
   if (f.stopped_by_shutdown) return stopped_by_shutdown();
+  if (f.cancelled_after) {
+    return std::make_exception_ptr(cancelled_error(
+        "ferry: the task was cancelled while it was running: it did not stop within " +
+        std::to_string(f.cancelled_after->count()) + " ms of being asked, and its worker was killed"));
+  }
   if (f.timed_out) {
     const auto timeout = f.task_timeout ? f.task_timeout : limits.task_timeout;
     return std::make_exception_ptr(task_timeout_error(

@@ -23,6 +23,8 @@ struct exit_facts {
   bool was_starting = false;  // it had not said ready
   bool timed_out = false;     // the pool killed it for task_timeout
   bool stopped_by_shutdown = false;  // the pool killed it for shutdown's kill_running
+  // The pool killed it because its task, asked to stop, ran past this grace.
+  std::optional<std::chrono::milliseconds> cancelled_after{};
   std::string failure;        // why the pool killed it otherwise, if it did
   std::string start_failure;  // its start_failed message (its initializer threw)
   std::optional<std::chrono::milliseconds> task_timeout;  // the running task's own, if any

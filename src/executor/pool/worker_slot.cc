@@ -2,6 +2,7 @@
 #include "executor/pool/crash_report.h"
 #include "executor/pool/worker_slot.h"
 
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,7 +59,20 @@ void worker_slot::end(end_cause why) {
 }
 
 void worker_slot::send_hello(const std::string& body) {
-  channel_.send_unsigned({protocol::kind::hello, 0, body});
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+    channel_.send_unsigned({protocol::kind::hello, 0, body});  // tasks cannot be stopped, only killed
+    return;
+  }
+  const unique_fd read_end(fds[0]);
+  stop_pipe_ = unique_fd(fds[1]);
+  const int passed[] = {read_end.get()};
+  channel_.send_unsigned({protocol::kind::hello, 0, body, 0, passed});
+}
+
+void worker_slot::ask_to_stop(std::uint64_t id) {
+  if (!stop_pipe_) return;
+  [[maybe_unused]] const ssize_t n = ::write(stop_pipe_.get(), &id, sizeof id);
 }
 
 std::optional<pool_task> worker_slot::send_task(pool_task t, std::uint8_t flags) {
@@ -161,6 +175,12 @@ void worker_slot::kill_for_timeout() {
   stop();
 }
 
+void worker_slot::kill_for_cancel() {
+  if (reaped()) return;
+  end(end_cause::killed_for_cancel);
+  stop();
+}
+
 void worker_slot::kill_for_shutdown() {
   if (reaped()) return;
   end(end_cause::killed_for_shutdown);
@@ -232,6 +252,10 @@ exit_facts worker_slot::reap(const message_handler& on_message) {
                    phase_ == phase::starting,  // it ended before saying ready, unasked
                    why == end_cause::killed_for_timeout,
                    why == end_cause::killed_for_shutdown,
+                   why == end_cause::killed_for_cancel
+                       ? std::optional<std::chrono::milliseconds>(in_flight_.empty() ? std::chrono::milliseconds(0)
+                                                                                      : in_flight_.front().stop_grace)
+                       : std::nullopt,
                    failure_,
                    start_failure_,
                    in_flight_.empty() ? std::nullopt : in_flight_.front().timeout};

@@ -50,6 +50,10 @@ struct pool_task : task_record {
   // Its number where it was submitted, if elsewhere (rank 0 of an MPI
   // pool): shown in its output prefixes instead of `id`.
   std::uint64_t origin_id = 0;
+  // Once future::cancel(grace) asked it to stop: when, and how long it may
+  // run from then (or from its start, if later) before its worker is killed.
+  std::optional<std::chrono::steady_clock::time_point> stop_asked{};
+  std::chrono::milliseconds stop_grace{0};
 
   std::uint64_t shown_id() const { return origin_id != 0 ? origin_id : id; }
 
@@ -75,6 +79,7 @@ class worker_slot {
     exits_by_itself,      // over its memory limit, it said it would
     channel_lost,         // a write to it failed: it can be sent nothing more
     killed,               // by the pool, for the reason failure() gives
+    killed_for_cancel,    // its task, asked to stop by future::cancel(grace), ran past its grace
     killed_for_timeout,   // its task ran past its timeout
     killed_for_shutdown,  // shutdown(kill_running)
   };
@@ -84,6 +89,7 @@ class worker_slot {
     exit_grace,     // its channel closed and its process lives on: kill it
     start_timeout,  // it never said ready: kill it
     task_timeout,   // its task ran past pool_options::task_timeout: kill it
+    stop_grace,     // its task, asked to stop, ran past its grace: kill it
     idle_timeout,   // idle past pool_options::idle_timeout: retire it
   };
   struct limits {
@@ -140,12 +146,16 @@ class worker_slot {
     if (phase_ == phase::busy) {
       const auto timeout = in_flight_.front().timeout ? in_flight_.front().timeout : l.task_timeout;
       if (timeout) f(deadline::task_timeout, since_ + *timeout);
+      const pool_task& front = in_flight_.front();
+      if (front.stop_asked) f(deadline::stop_grace, std::max(since_, *front.stop_asked) + front.stop_grace);
     }
     if (phase_ == phase::idle) f(deadline::idle_timeout, since_ + l.idle_timeout);
   }
 
   // Writes the hello, the one message sent unsigned (it carries the key).
   // Throws what connection::send throws.
+  // Passes the read end of the pipe whose write end this slot keeps for
+  // ask_to_stop.
   void send_hello(const std::string& body);
   // Keeps t in flight (running at once if the worker was idle: its
   // running_since is set then), its message with these header `flags`. An
@@ -179,6 +189,10 @@ class worker_slot {
   // killed it already.
   void kill(std::string why);
   void kill_for_timeout();
+  void kill_for_cancel();
+  // Asks the worker to stop task `id` if it runs it or is about to
+  // (worker/task_stop.h); nothing if the request cannot be written now.
+  void ask_to_stop(std::uint64_t id);
   // SIGKILL, or for a thread of this process (start_method::in_process)
   // the shutdown of its socket, which ends it once its task returns. The
   // cause stays what it was.
@@ -220,6 +234,7 @@ class worker_slot {
   connection channel_;
   unique_fd pidfd_;
   unique_fd crash_pipe_;
+  unique_fd stop_pipe_;  // the write end, non-blocking; made by send_hello
   unique_fd out_, err_;
   output_lines out_lines_, err_lines_;
   phase phase_ = phase::starting;

@@ -1,6 +1,7 @@
 // Copyright ferry authors.
 #include "executor/worker/worker_loop.h"
 
+#include <fcntl.h>
 #include <malloc.h>
 #include <sched.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 
@@ -23,6 +25,7 @@
 #include "executor/pool/process_linux.h"
 #include "executor/wire/protocol.h"
 #include "executor/worker/run_task.h"
+#include "executor/worker/task_stop.h"
 #include "executor/pool/spin_policy.h"
 #include <serialize/module_policy.h>
 #include "executor/wire/task_exception.h"
@@ -57,6 +60,7 @@ std::optional<message> next_message(connection& pool, spin_policy& spin) {
 struct served_config {
   std::uint64_t memory_limit = 0;  // pool_options::max_worker_memory; 0: none
   std::chrono::microseconds spin{0};
+  unique_fd stop_pipe;  // where the pool asks a running task to stop (task_stop.h); may be none
 };
 
 // Reads the pool's hello and applies it: the channel's key, the
@@ -85,7 +89,10 @@ std::variant<served_config, int> greet(connection& pool, worker_home home) {
     }
     served_config served{own ? config.max_worker_memory : 0,
                          std::chrono::microseconds(static_cast<std::int64_t>(
-                             std::min<std::uint64_t>(config.spin_us, 1'000'000)))};
+                             std::min<std::uint64_t>(config.spin_us, 1'000'000))),
+                         {}};
+    const std::span<const int> passed = hello->body->attachments();
+    if (!passed.empty()) served.stop_pipe = unique_fd(::fcntl(passed.front(), F_DUPFD_CLOEXEC, 0));
     // Large results go through files reused from task to task, except under
     // a memory limit, where the mappings kept would count against it.
     pool.configure({config.max_message_size, config.shared_memory_threshold, served.memory_limit == 0});
@@ -138,8 +145,15 @@ std::string run_one(const message& m, memory_watch& watch, fd_list& passed) {
 
 // Says ready, then runs tasks until told to exit, the pool is gone, or the
 // worker is over its memory limit.
-int serve_tasks(connection& pool, const served_config& config) {
+int serve_tasks(connection& pool, served_config& config) {
   memory_watch watch(config.memory_limit);
+  task_stop stop;
+  std::optional<stop_listener> listener;
+  if (config.stop_pipe) listener.emplace(std::move(config.stop_pipe), stop);
+  set_thread_task_stop(&stop);
+  struct unset {
+    ~unset() { set_thread_task_stop(nullptr); }
+  } unset_at_return;
   try {
     pool.send({protocol::kind::ready});
     spin_policy waiting(config.spin);
@@ -149,7 +163,9 @@ int serve_tasks(connection& pool, const served_config& config) {
       if (m->header.type != protocol::kind::task) return protocol::protocol_error_status;
       const std::uint64_t id = m->header.id;
       fd_list passed;
+      stop.begin(id);
       const std::string result = run_one(*m, watch, passed);
+      stop.end();
       m.reset();  // unmap the arguments before the result is written
       const bool retiring = config.memory_limit != 0 && resident_bytes() > config.memory_limit;
       pool.send({protocol::kind::result, id, result, retiring ? protocol::flag_retiring : std::uint8_t{0},
@@ -172,9 +188,9 @@ int worker_loop(int fd, worker_home home) {
   if (home == worker_home::pool_process) worker_thread = true;
   // Until the hello says otherwise: a body of up to 4 GiB, inline.
   connection pool(unique_fd(fd), {std::size_t{1} << 32});
-  const std::variant<served_config, int> greeting = greet(pool, home);
+  std::variant<served_config, int> greeting = greet(pool, home);
   if (const int* status = std::get_if<int>(&greeting)) return *status;
-  const served_config& config = std::get<served_config>(greeting);
+  served_config& config = std::get<served_config>(greeting);
   if (home == worker_home::own_process) keep_freed_blocks(config.memory_limit);
   return serve_tasks(pool, config);
 }

@@ -1,0 +1,31 @@
+// Copyright ferry authors.
+//
+// ferry::this_task: what a running task may ask of the worker running it.
+// A task stops early, when its future's cancel(grace) asks, by looking:
+//
+//   pool.submit([](int n) {
+//     for (int i = 0; i < n && !ferry::this_task::stop_requested(); ++i) step(i);
+//   }, 1000000);
+//
+// or by registering a std::stop_callback on get_stop_token().
+#ifndef FERRY_EXECUTOR_THIS_TASK_H_
+#define FERRY_EXECUTOR_THIS_TASK_H_
+
+#include <stop_token>
+
+#include "executor/internal/config.h"
+
+namespace ferry::this_task {
+
+// Whether the running task was asked to stop. False outside a task (a
+// thread that is not running one on a worker). Cheap: an atomic load.
+FERRY_EXECUTOR_EXPORT bool stop_requested() noexcept;
+
+// A token that is stopped when the running task is asked to stop; valid
+// for that task only. Outside a task, a token that never stops
+// (stop_possible() is false). Throws std::bad_alloc.
+FERRY_EXECUTOR_EXPORT std::stop_token get_stop_token();
+
+}  // namespace ferry::this_task
+
+#endif  // FERRY_EXECUTOR_THIS_TASK_H_

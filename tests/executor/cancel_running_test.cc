@@ -1,0 +1,161 @@
+// Copyright ferry authors.
+//
+// future::cancel(grace): a task that was sent is asked to stop
+// (ferry::this_task), and killed with its worker if it has not ended
+// within its grace; nothing else is lost. Run under every start method.
+#include <algorithm>
+#include <chrono>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_harness.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using CancelRunning = ferry_test::ExecutorTest;
+using ferry_test::expect_error;
+using ferry_test::get_within;
+
+// Gives the task just submitted time to start on its worker. Each test
+// holds whichever way it went: a task not yet sent is cancelled at once.
+void let_it_start() { std::this_thread::sleep_for(200ms); }
+
+TEST_F(CancelRunning, ATaskPollingStopRequestedStopsAndKeepsItsOutcome) {
+  ferry::process_pool pool(ferry_test::options(1));
+  auto f = pool.submit(test_tasks::poll_until_stopped(), 20'000);
+  let_it_start();
+  const std::vector<int> before = pool.worker_pids();
+  const auto asked = std::chrono::steady_clock::now();
+  EXPECT_TRUE(f.cancel(10s));
+  EXPECT_EQ(get_within(f), 1) << "it saw the request";
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, 5s);
+  EXPECT_EQ(pool.worker_pids(), before) << "a task that stops in time keeps its worker";
+  auto next = pool.submit(test_tasks::poll_until_stopped(), 10);
+  EXPECT_EQ(get_within(next), 0) << "the next task on that worker is not stopped";
+}
+
+TEST_F(CancelRunning, AStopCallbackOnTheTaskTokenRuns) {
+  ferry::process_pool pool(ferry_test::options(1));
+  auto f = pool.submit(test_tasks::wait_for_stop_callback(), 20'000);
+  let_it_start();
+  EXPECT_TRUE(f.cancel(10s));
+  EXPECT_EQ(get_within(f), 1);
+}
+
+TEST_F(CancelRunning, ASleepingTaskIsKilledAfterItsGraceAndSaysItWasRunning) {
+  ferry::process_pool pool(ferry_test::options(1));
+  auto f = pool.submit(test_tasks::sleep_ms(), 20'000);
+  let_it_start();
+  const auto asked = std::chrono::steady_clock::now();
+  EXPECT_TRUE(f.cancel(100ms));
+  const auto e = expect_error<ferry::cancelled_error>([&] { get_within(f); });
+  EXPECT_NE(std::string(e.what()).find("while it was running"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("100 ms"), std::string::npos) << e.what();
+  const auto took = std::chrono::steady_clock::now() - asked;
+  EXPECT_GE(took, 100ms);
+  EXPECT_LT(took, 10s);
+  ferry_test::expect_pool_serves(pool);
+}
+
+TEST_F(CancelRunning, ABusyLoopIsKilledAfterItsGrace) {
+  ferry::process_pool pool(ferry_test::options(1));
+  auto f = pool.submit(test_tasks::spin_forever());
+  let_it_start();
+  EXPECT_TRUE(f.cancel(50ms));
+  expect_error<ferry::cancelled_error>([&] { get_within(f); });
+  ferry_test::expect_pool_serves(pool);
+}
+
+// The task queued behind the cancelled one in its worker (pipelined) never
+// started: it runs on the next worker, and is not failed.
+TEST_F(CancelRunning, NoOtherTaskIsLostWhenTheWorkerIsKilled) {
+  ferry::process_pool pool(ferry_test::options(1));
+  auto stuck = pool.submit(test_tasks::spin_forever());
+  std::vector<ferry::future<int>> others;
+  for (int i = 0; i < 5; ++i) others.push_back(pool.submit(test_tasks::add(), i, 1));
+  let_it_start();
+  EXPECT_TRUE(stuck.cancel(0ms));
+  expect_error<ferry::cancelled_error>([&] { get_within(stuck); });
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(get_within(others[i]), i + 1);
+}
+
+// A task asked to stop before it began (queued behind another in its
+// worker) sees the request as it starts.
+TEST_F(CancelRunning, ATaskAskedBeforeItStartsSeesTheRequestAtOnce) {
+  ferry::process_pool pool(ferry_test::options(1));
+  auto first = pool.submit(test_tasks::sleep_ms(), 300);
+  auto second = pool.submit(test_tasks::poll_until_stopped(), 20'000);
+  let_it_start();
+  second.cancel(10s);
+  EXPECT_GT(get_within(first), 0);  // unaffected: its worker's pid
+  // Sent behind the first (and asked while there), or still queued in the
+  // pool (and cancelled there): either way it does not run its 20 s.
+  try {
+    EXPECT_EQ(get_within(second), 1);
+  } catch (const ferry::cancelled_error&) {
+  }
+}
+
+TEST_F(CancelRunning, ATaskNotYetSentIsCancelledAtOnce) {
+  ferry::process_pool pool(ferry_test::options(1));
+  auto busy = pool.submit(test_tasks::sleep_ms(), 300);
+  std::vector<ferry::future<int>> queued;
+  for (int i = 0; i < 4; ++i) queued.push_back(pool.submit(test_tasks::sleep_ms(), 300));
+  EXPECT_TRUE(queued.back().cancel(1s));
+  EXPECT_TRUE(queued.back().ready());
+  expect_error<ferry::cancelled_error>([&] { get_within(queued.back()); });
+  get_within(busy);
+}
+
+// However the request and the task's end interleave, a value that was
+// delivered stays: the future holds the value, or the request came first
+// and it was cancelled; never both, never neither.
+TEST_F(CancelRunning, ACancelRacingTheTasksEndNeverLosesADeliveredValue) {
+  ferry::process_pool pool(ferry_test::options(2));
+  int values = 0, cancelled = 0;
+  for (int i = 0; i < 200; ++i) {
+    auto f = pool.submit(test_tasks::add(), i, 1);
+    if (i % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50 * (i % 7)));
+    const bool was_ready = f.ready();
+    const bool asked = f.cancel(0ms);
+    if (was_ready) {
+      EXPECT_FALSE(asked);
+    }
+    try {
+      EXPECT_EQ(get_within(f), i + 1);
+      ++values;
+    } catch (const ferry::cancelled_error&) {
+      EXPECT_TRUE(asked);
+      ++cancelled;
+    }
+  }
+  EXPECT_EQ(values + cancelled, 200);
+  ferry_test::expect_pool_serves(pool);
+}
+
+TEST_F(CancelRunning, AFinishedTaskCannotBeCancelled) {
+  ferry::process_pool pool(ferry_test::options(1));
+  auto f = pool.submit(test_tasks::add(), 1, 2);
+  EXPECT_EQ(get_within(f), 3);
+  EXPECT_FALSE(f.cancel(0ms));
+  EXPECT_EQ(get_within(f), 3);
+}
+
+TEST_F(CancelRunning, ATaskWithOptionsIsStoppedAndNotRetried) {
+  ferry::process_pool pool(ferry_test::options(1));
+  auto f = pool.submit({.retries = 3}, test_tasks::sleep_ms(), 20'000);
+  let_it_start();
+  EXPECT_TRUE(f.cancel(50ms));
+  expect_error<ferry::cancelled_error>([&] { get_within(f); });
+  ferry_test::expect_pool_serves(pool);
+}
+
+TEST_F(CancelRunning, OutsideATaskNothingIsEverAskedToStop) {
+  EXPECT_FALSE(ferry::this_task::stop_requested());
+  EXPECT_FALSE(ferry::this_task::get_stop_token().stop_possible());
+}
+
+}  // namespace
