@@ -143,6 +143,9 @@ class agent_loop {
         case kind::module: store(m->body); break;
         case kind::task: submit(m->id, m->body); break;
         case kind::task_with_settings: submit_settled(m->id, m->body); break;
+        case kind::stop_task:
+          if (auto it = running_.find(m->id); it != running_.end()) it->second->request_stop(decode_stop_task(m->body));
+          break;
         case kind::tasks:
           for (const batch_entry& e : decode_batch(m->body)) {
             if (e.kind == static_cast<std::uint8_t>(kind::task_with_settings)) submit_settled(e.id, e.body);

@@ -100,7 +100,7 @@ std::optional<message> channel::poll() {
     throw error(from() + "a message header of " + std::to_string(count) + " bytes");
   std::uint64_t header[header_words];
   std::memcpy(header, first.data(), sizeof header);
-  if (header[0] < static_cast<std::uint64_t>(kind::config) || header[0] > static_cast<std::uint64_t>(kind::worker_events))
+  if (header[0] < static_cast<std::uint64_t>(kind::config) || header[0] > static_cast<std::uint64_t>(kind::stop_task))
     throw error(from() + "a message of unknown kind " + std::to_string(header[0]));
   message m{static_cast<kind>(header[0]), header[1], {}, source};
   if (first.size() > header_words * 8 || header[2] <= inline_body_limit) {

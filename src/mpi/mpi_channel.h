@@ -45,6 +45,7 @@ enum class kind : std::uint32_t {
   results = 10,   // agent -> rank 0: small results and failures, one or more
   task_with_settings = 11,  // rank 0 -> agent: a task's timeout and name, then its body (mpi_messages.h)
   worker_events = 12,  // agent -> rank 0: its workers started, recycled, exited (mpi_messages.h)
+  stop_task = 13,      // rank 0 -> agent: stop running task id (future::cancel(grace)); body: i64 grace ms
 };  // a new kind goes last: poll() refuses what lies beyond it
 
 inline constexpr std::chrono::seconds heartbeat_interval{1};

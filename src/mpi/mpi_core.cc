@@ -119,7 +119,10 @@ void mpi_core::add_agent(mpi::job& j, int rank, const mpi::hello& h) {
   max_workers_ += h.workers;
 }
 
-mpi_core::~mpi_core() { shutdown({}); }
+mpi_core::~mpi_core() {
+  shutdown({});
+  stops_->close();
+}
 
 std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std::uint32_t count) {
   auto encoded = admit(task, count, options_.local, options_.ship_modules);
@@ -128,6 +131,7 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   auto& e = std::get<protocol::encoded_task>(encoded);
   const task_settings settings = task.settings();
   intake_.submit(observer(), count, settings.name, [&](std::uint64_t id) {
+    state->set_stop_target(stops_, id);
     return mpi_core::task{
         {id, std::move(e.body), state, settings.timeout, count, std::string(settings.name), settings.priority},
         std::move(e.modules)};
@@ -298,6 +302,7 @@ void mpi_core::run() {
     const std::uint64_t submits_seen = submits_.load();
     plan = take_tasks();
     send_tasks(plan.to_send);
+    send_stop_requests();
     const auto [did_read, sending] = read_answers();
     // Each pass over every agent at most once a sample period, however many
     // messages arrive: their number grows with the agents too.
@@ -312,6 +317,32 @@ void mpi_core::run() {
     else wait_for_news(backoff, submits_seen);
   }
   stop_agents(plan.kill);
+}
+
+void mpi_core::send_stop_requests() {
+  for (const stop_inbox::request& r : stops_->take()) {
+    const auto holder = std::find_if(agents_.begin(), agents_.end(),
+                                     [&](const agent& a) { return !a.lost && a.in_flight.contains(r.id); });
+    if (holder != agents_.end()) {
+      try {
+        channel_->send(holder->rank, mpi::kind::stop_task, r.id, mpi::encode_stop_task(r.grace));
+        if (holder->bell != nullptr) holder->bell->ring();
+      } catch (const std::exception&) {
+        // The agent is gone: its tasks fail as its loss is found.
+      }
+      continue;
+    }
+    std::optional<task> queued;
+    {
+      mutex_lock lock(intake_.mu);
+      auto it = std::find_if(intake_.pending.begin(), intake_.pending.end(), [&](const task& t) { return t.id == r.id; });
+      if (it != intake_.pending.end()) {
+        queued = std::move(*it);
+        intake_.pending.erase(it);
+      }
+    }
+    if (queued) queued->state->fail(std::make_exception_ptr(cancelled_error()));
+  }
 }
 
 mpi_core::turn_plan mpi_core::take_tasks() {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include <executor/internal/submit.h>
+#include "executor/core/stop_inbox.h"
 #include "executor/core/pool_observation.h"
 #include <executor/mpi_pool.h>
 #include "executor/core/manager_thread.h"
@@ -106,6 +107,9 @@ class mpi_core final : public task_queue {
   };
   turn_plan take_tasks();
   void send_tasks(std::vector<std::pair<agent*, task>>& to_send);
+  // Sends each future::cancel(grace) request to the agent holding its task;
+  // fails one still queued here.
+  void send_stop_requests();
   struct read_outcome {
     bool did = false;      // a message was read
     bool sending = false;  // pieces of a large message are still going out
@@ -142,6 +146,13 @@ class mpi_core final : public task_queue {
   mpi::doorbell* bell_ = nullptr;  // rank 0's; null without shared memory
   std::atomic<std::uint64_t> submits_{0};
   task_intake<task> intake_;
+  // The stop target of every task's future (future::cancel(grace)): wakes
+  // the manager as a submit does. Closed by the destructor.
+  const std::shared_ptr<stop_inbox> stops_ = std::make_shared<stop_inbox>([this] {
+    submits_.fetch_add(1);
+    cv_.notify_one();
+    if (bell_ != nullptr) bell_->ring();
+  });
 
   manager_thread manager_;
 };

@@ -217,4 +217,19 @@ std::string encode_stop(bool kill_running) {
 
 bool decode_stop(std::string_view body) { return !body.empty() && body[0] != 0; }
 
+std::string encode_stop_task(std::chrono::milliseconds grace) {
+  std::string out;
+  output_archive ar(out);
+  ar(static_cast<std::int64_t>(grace.count()));
+  return out;
+}
+
+std::chrono::milliseconds decode_stop_task(std::string_view body) {
+  input_archive ar(body);
+  std::int64_t ms = 0;
+  ar(ms);
+  if (ar.remaining() != 0) throw_trailing_bytes(ar.offset(), ar.remaining());
+  return std::chrono::milliseconds(std::max<std::int64_t>(ms, 0));
+}
+
 }  // namespace ferry::detail::mpi

@@ -96,6 +96,11 @@ std::vector<worker_news> decode_worker_events(std::string_view body);
 std::string encode_stop(bool kill_running);
 bool decode_stop(std::string_view body);
 
+// stop_task: the grace of future::cancel(grace), i64 milliseconds. Throws
+// ferry::format_error for a body of another size.
+std::string encode_stop_task(std::chrono::milliseconds grace);
+std::chrono::milliseconds decode_stop_task(std::string_view body);
+
 }  // namespace ferry::detail::mpi
 
 #endif  // FERRY_SRC_MPI_MPI_MESSAGES_H_

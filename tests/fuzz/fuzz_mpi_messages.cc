@@ -62,6 +62,7 @@ void decode(std::uint8_t which, std::string_view body) {
     }
     case 6:
       (void)encode_stop(decode_stop(body));
+      (void)encode_stop_task(decode_stop_task(body));  // the other one-field body
       break;
   }
 }

@@ -94,6 +94,14 @@ TEST(MpiMessages, EverySentFieldOfTheConfigRoundTripsWithTheRest) {
   EXPECT_FALSE(decode_config(encode_config(c)).local.task_timeout.has_value());
 }
 
+TEST(MpiMessages, AStopRequestsGraceRoundTripsAndABodyOfAnotherSizeIsRefused) {
+  EXPECT_EQ(decode_stop_task(encode_stop_task(1500ms)), 1500ms);
+  EXPECT_EQ(decode_stop_task(encode_stop_task(0ms)), 0ms);
+  const std::string bytes = encode_stop_task(7ms);
+  EXPECT_THROW(decode_stop_task(std::string_view(bytes).substr(0, 7)), format_error);
+  EXPECT_THROW(decode_stop_task(bytes + "x"), format_error);
+}
+
 TEST(MpiMessages, AConfigCutShortWithBytesLeftOrAnUnknownEnumeratorIsRefused) {
   agent_config c;
   c.local.worker_output = output_mode::prefix;
@@ -200,6 +208,9 @@ TEST(MpiMessages, AFailureKeepsItsTypeAndFieldsAndNamesWhereItHappened) {
                    .crash()
                    .has_value());
   failure_round_trip<task_timeout_error>(std::make_exception_ptr(task_timeout_error("past its timeout of 300 ms")));
+  const auto stopped = failure_round_trip<cancelled_error>(
+      std::make_exception_ptr(cancelled_error("cancelled while it was running: ... killed")));
+  EXPECT_NE(std::string(stopped.what()).find("cancelled while it was running"), std::string::npos);
   failure_round_trip<worker_start_error>(std::make_exception_ptr(worker_start_error("no database")));
   failure_round_trip<pool_shutdown_error>(std::make_exception_ptr(pool_shutdown_error("shut down")));
   failure_round_trip<not_shippable_error>(std::make_exception_ptr(not_shippable_error("main program")));

@@ -105,6 +105,49 @@ TEST(MpiPool, AMapOfLowPriorityGivesWayToATaskSubmittedAfterIt) {
   ferry_test::expect_a_low_priority_map_to_give_way(pool, pool.max_workers(), pool.max_workers() + 1);
 }
 
+// future::cancel(grace) crosses to the task's host: the agent asks its
+// worker, and kills it after the grace; nothing else is lost.
+TEST(MpiPool, ARunningTaskIsAskedToStopOnItsHostAndKilledAfterItsGrace) {
+  ferry::mpi_pool pool(options());
+  auto polling = pool.submit(test_tasks::poll_until_stopped(), 20'000);
+  auto sleeping = pool.submit(test_tasks::sleep_ms(), 20'000);
+  std::vector<ferry::future<int>> others;
+  for (int i = 0; i < 6; ++i) others.push_back(pool.submit(test_tasks::add(), i, 1));
+  std::this_thread::sleep_for(300ms);
+  const auto asked = std::chrono::steady_clock::now();
+  EXPECT_TRUE(polling.cancel(10s));
+  EXPECT_TRUE(sleeping.cancel(100ms));
+  EXPECT_EQ(get_within(polling), 1) << "it saw the request on its host";
+  const auto e = expect_error<ferry::cancelled_error>([&] { get_within(sleeping); });
+  EXPECT_NE(std::string(e.what()).find("while it was running"), std::string::npos) << e.what();
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, 10s);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(get_within(others[i]), i + 1);
+  auto after = pool.submit(test_tasks::add(), 20, 22);
+  EXPECT_EQ(get_within(after), 42);
+}
+
+TEST(MpiPool, ACancelRacingTheTasksEndNeverLosesADeliveredValue) {
+  ferry::mpi_pool pool(options());
+  int values = 0, cancelled = 0;
+  for (int i = 0; i < 100; ++i) {
+    auto f = pool.submit(test_tasks::add(), i, 1);
+    if (i % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50 * (i % 7)));
+    const bool was_ready = f.ready();
+    const bool asked = f.cancel(0ms);
+    if (was_ready) {
+      EXPECT_FALSE(asked);
+    }
+    try {
+      EXPECT_EQ(get_within(f), i + 1);
+      ++values;
+    } catch (const ferry::cancelled_error&) {
+      EXPECT_TRUE(asked);
+      ++cancelled;
+    }
+  }
+  EXPECT_EQ(values + cancelled, 100);
+}
+
 // The same admission rule as process_pool's (src/executor/core/admission.h):
 // plugin workers cannot load the main executable, so such a task fails at
 // submit with not_shippable_error and is never sent.

@@ -123,7 +123,7 @@ exception_record read_exception(input_archive& ar) {
   exception_record r;
   std::uint8_t kind;
   ar(kind, r.type_name, r.what);
-  if (kind > static_cast<std::uint8_t>(exception_kind::ferry_error))
+  if (kind > static_cast<std::uint8_t>(exception_kind::cancelled))
     throw error("ferry: a result names an unknown exception kind " + std::to_string(kind));
   r.kind = static_cast<exception_kind>(kind);
   if (r.kind == exception_kind::serialization) {

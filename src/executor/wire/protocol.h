@@ -226,6 +226,7 @@ enum class exception_kind : std::uint8_t {
   pool_shutdown,  // ferry::pool_shutdown_error
   not_shippable,  // ferry::not_shippable_error
   ferry_error,    // any other ferry::error, rethrown as ferry::error
+  cancelled,      // ferry::cancelled_error (a task stopped by future::cancel(grace))
 };
 
 struct exception_record {

@@ -127,6 +127,9 @@ protocol::exception_record record_of(const std::exception_ptr& error) {
   } catch (const not_shippable_error& e) {
     r.kind = exception_kind::not_shippable;
     r.what = e.what();
+  } catch (const cancelled_error& e) {
+    r.kind = exception_kind::cancelled;
+    r.what = e.what();
   } catch (const task_error& e) {
     r.kind = exception_kind::other;
     r.type_name = e.type_name();
@@ -161,6 +164,7 @@ std::exception_ptr exception_of(const protocol::exception_record& r, std::string
     case exception_kind::pool_shutdown: return std::make_exception_ptr(pool_shutdown_error(what));
     case exception_kind::not_shippable: return std::make_exception_ptr(not_shippable_error(what));
     case exception_kind::ferry_error: return std::make_exception_ptr(error(what));
+    case exception_kind::cancelled: return std::make_exception_ptr(cancelled_error(what));
     case exception_kind::other: break;
   }
   return std::make_exception_ptr(task_error(r.type_name, what));
