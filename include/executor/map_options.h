@@ -37,6 +37,11 @@ struct map_options {
   // Each chunk's task_options::priority: among the tasks not yet sent to a
   // worker, higher first.
   int priority = 0;
+  // When set, what ends the map early (leaving the loop, destroying the
+  // range, an input's exception, the timeout) also stops the chunks already
+  // sent, as future::cancel(grace) with this grace does. Unset: they finish
+  // and their results are dropped.
+  std::optional<std::chrono::milliseconds> stop_running{};
 };
 
 }  // namespace ferry

@@ -93,6 +93,11 @@ TEST_F(Map, AnInputsExceptionComesOutOfTheMapUnchangedAndCancelsWhatIsQueued) {
   ferry_test::expect_an_input_error_out_unchanged_and_the_queue_cancelled(pool, 600);
 }
 
+TEST_F(Map, AMapEndedEarlyWithStopRunningStopsItsRunningChunks) {
+  ferry::process_pool pool(options(2));
+  ferry_test::expect_an_early_end_to_stop_running_chunks(pool);
+}
+
 TEST_F(Map, LeavingAMapsLoopEarlyCancelsTheRest) {
   ferry::process_pool pool(options(1));
   ferry_test::expect_leaving_the_loop_early_cancels_the_rest(pool, 600);

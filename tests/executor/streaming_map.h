@@ -21,6 +21,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <executor/executor.h>
@@ -174,6 +175,27 @@ void expect_leaving_the_loop_early_cancels_the_rest(Pool& pool, int ms) {
   const auto start = clock::now();
   EXPECT_GT(pool.submit(test_tasks::pid()).get(), 0);
   EXPECT_LT(clock::now() - start, std::chrono::milliseconds(ms * 5 / 2));
+}
+
+// With map_options::stop_running, a map that ends early also stops the
+// chunks its workers run: one that looks (this_task) at once, one that
+// sleeps after the grace; the workers are then free within seconds, not
+// the chunks' 20 s.
+template <class Pool>
+void expect_an_early_end_to_stop_running_chunks(Pool& pool) {
+  using clock = std::chrono::steady_clock;
+  const std::vector<int> inputs(4, 20'000);
+  for (const auto& task : {test_tasks::poll_until_stopped(), test_tasks::sleep_ms()}) {
+    {
+      auto results = pool.map_unordered(task, inputs,
+                                        {.chunksize = 1, .stop_running = std::chrono::milliseconds(100)});
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // they run
+    }  // the range destroyed unread
+    const auto start = clock::now();
+    std::vector<int> freed;
+    for (std::size_t i = 0; i < pool.max_workers(); ++i) freed.push_back(pool.submit(test_tasks::pid()).get());
+    EXPECT_LT(clock::now() - start, std::chrono::seconds(10));
+  }
 }
 
 // No chunk size given: chosen as the map goes; every result in its place.

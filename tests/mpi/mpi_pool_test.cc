@@ -507,6 +507,11 @@ TEST(MpiPool, AMapsInputErrorAndAnEarlyBreakCancelWhatIsQueued) {
   ferry_test::expect_leaving_the_loop_early_cancels_the_rest(pool, 600);
 }
 
+TEST(MpiPool, AMapEndedEarlyWithStopRunningStopsItsRunningChunksOnTheirHosts) {
+  ferry::mpi_pool pool(options());
+  ferry_test::expect_an_early_end_to_stop_running_chunks(pool);
+}
+
 TEST(MpiPool, FiftyMebibyteArgumentsAndResultsTravelInPieces) {
   ferry::mpi_pool_options o = options();
   o.max_piece = std::size_t{1} << 20;

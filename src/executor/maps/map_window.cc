@@ -74,6 +74,7 @@ struct map_window::state {
   chunk_rule rule;
   std::size_t max_in_flight = 1;
   std::optional<clock::time_point> deadline;
+  std::optional<std::chrono::milliseconds> stop_running;  // map_options::stop_running
 
   std::deque<out_chunk> out;  // sent, not yet handed to the caller, in input order
   std::size_t next_seq = 0;
@@ -108,7 +109,10 @@ struct map_window::state {
   }
 
   void cancel_all() {
-    for (out_chunk& c : out) c.chunk.state->cancel();
+    for (out_chunk& c : out) {
+      if (stop_running) c.chunk.state->request_stop(*stop_running);
+      else c.chunk.state->cancel();
+    }
     out.clear();
     input_ended = true;
   }
@@ -217,6 +221,7 @@ map_window::map_window(std::unique_ptr<chunk_source> source, const map_options& 
   s_->max_in_flight =
       options.max_chunks_in_flight != 0 ? options.max_chunks_in_flight : 4 * s_->rule.workers;
   if (options.timeout) s_->deadline = clock::now() + *options.timeout;
+  s_->stop_running = options.stop_running;
   if (options.progress) s_->bar.emplace(STDERR_FILENO, input_size);
   s_->top_up();
 }
