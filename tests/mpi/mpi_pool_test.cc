@@ -111,15 +111,19 @@ TEST(MpiPool, ARunningTaskIsAskedToStopOnItsHostAndKilledAfterItsGrace) {
   ferry::mpi_pool pool(options());
   auto polling = pool.submit(test_tasks::poll_until_stopped(), 20'000);
   auto sleeping = pool.submit(test_tasks::sleep_ms(), 20'000);
+  auto spinning = pool.submit(test_tasks::spin_forever());
   std::vector<ferry::future<int>> others;
   for (int i = 0; i < 6; ++i) others.push_back(pool.submit(test_tasks::add(), i, 1));
   std::this_thread::sleep_for(300ms);
   const auto asked = std::chrono::steady_clock::now();
   EXPECT_TRUE(polling.cancel(10s));
   EXPECT_TRUE(sleeping.cancel(100ms));
+  EXPECT_TRUE(spinning.cancel(100ms));
   EXPECT_EQ(get_within(polling), 1) << "it saw the request on its host";
-  const auto e = expect_error<ferry::cancelled_error>([&] { get_within(sleeping); });
-  EXPECT_NE(std::string(e.what()).find("while it was running"), std::string::npos) << e.what();
+  for (auto* f : {&sleeping, &spinning}) {
+    const auto e = expect_error<ferry::cancelled_error>([&] { get_within(*f); });
+    EXPECT_NE(std::string(e.what()).find("while it was running"), std::string::npos) << e.what();
+  }
   EXPECT_LT(std::chrono::steady_clock::now() - asked, 10s);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(get_within(others[i]), i + 1);
   auto after = pool.submit(test_tasks::add(), 20, 22);
