@@ -28,7 +28,9 @@ class FERRY_EXECUTOR_EXPORT stop_target {
   virtual void request_stop(std::uint64_t id, std::chrono::milliseconds grace) = 0;
 
  protected:
-  ~stop_target() = default;
+  // Out of line: the class's type information then lives in
+  // libferry_executor alone.
+  virtual ~stop_target();
 };
 
 // The untyped state shared by a future and the pool. Only

@@ -88,6 +88,8 @@ bool future_state::cancel() {
   return true;
 }
 
+stop_target::~stop_target() = default;
+
 bool future_state::request_stop(std::chrono::milliseconds grace) {
   shared_state& s = data(*this);
   std::shared_ptr<stop_target> target;
