@@ -18,12 +18,16 @@
 namespace ferry::this_task {
 
 // Whether the running task was asked to stop. False outside a task (a
-// thread that is not running one on a worker). Cheap: an atomic load.
+// thread that is not running one on a worker). Cheap enough for a loop: an
+// atomic load, a clock read, and at most once a millisecond a read of the
+// pool's request pipe that does not block.
 FERRY_EXECUTOR_EXPORT bool stop_requested() noexcept;
 
 // A token that is stopped when the running task is asked to stop; valid
-// for that task only. Outside a task, a token that never stops
-// (stop_possible() is false). Throws std::bad_alloc.
+// for that task only. The first call in a worker starts a thread there
+// that waits for requests, so that the token's callbacks run unasked.
+// Outside a task, a token that never stops (stop_possible() is false).
+// Throws std::bad_alloc or std::system_error.
 FERRY_EXECUTOR_EXPORT std::stop_token get_stop_token();
 
 }  // namespace ferry::this_task

@@ -1,6 +1,7 @@
 // Copyright ferry authors.
 #include "executor/worker/task_stop.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -15,14 +16,29 @@ namespace {
 
 thread_local task_stop* this_thread_stop = nullptr;
 
-// Requests for tasks that had not begun when they came: kept for the task
-// the pool is about to start, and a few more in case of reordering. Older
-// ones are of tasks long ended.
+// Requests for tasks that had not begun when they were read: kept for the
+// task the pool is about to start, and a few more in case of reordering.
+// Older ones are of tasks long ended.
 constexpr std::size_t most_early = 16;
+
+// How often a polling task reads the pipe: a stop is seen this late at
+// most, and a task that polls in a tight loop pays one read per period.
+constexpr std::chrono::milliseconds drain_period{1};
 
 }  // namespace
 
 void set_thread_task_stop(task_stop* stop) noexcept { this_thread_stop = stop; }
+
+task_stop::task_stop(unique_fd pipe) : pipe_(std::move(pipe)) {
+  if (pipe_) ::fcntl(pipe_.get(), F_SETFL, ::fcntl(pipe_.get(), F_GETFL) | O_NONBLOCK);
+}
+
+task_stop::~task_stop() {
+  if (!watcher_.joinable()) return;
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = ::write(quit_.get(), &one, sizeof one);
+  watcher_.join();
+}
 
 void task_stop::begin(std::uint64_t id) {
   mutex_lock lock(mu_);
@@ -32,6 +48,7 @@ void task_stop::begin(std::uint64_t id) {
   const bool asked = early != early_.end();
   if (asked) early_.erase(early);
   requested_.store(asked, std::memory_order_relaxed);
+  next_drain_ = {};  // the first look reads the pipe
 }
 
 void task_stop::end() {
@@ -41,51 +58,76 @@ void task_stop::end() {
   requested_.store(false, std::memory_order_relaxed);
 }
 
-void task_stop::request(std::uint64_t id) {
-  mutex_lock lock(mu_);
-  if (id != current_) {
-    if (early_.size() == most_early) early_.erase(early_.begin());
-    early_.push_back(id);
-    return;
+std::optional<std::stop_source> task_stop::drain() {
+  std::optional<std::stop_source> to_stop;
+  std::uint64_t ids[32];
+  for (;;) {
+    const ssize_t n = ::read(pipe_.get(), ids, sizeof ids);
+    if (n <= 0) break;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n) / sizeof ids[0]; ++i) {
+      if (ids[i] == current_ && current_ != 0) {
+        requested_.store(true, std::memory_order_relaxed);
+        if (source_) to_stop = *source_;
+      } else {
+        if (early_.size() == most_early) early_.erase(early_.begin());
+        early_.push_back(ids[i]);
+      }
+    }
+    if (static_cast<std::size_t>(n) < sizeof ids) break;
   }
-  requested_.store(true, std::memory_order_relaxed);
-  if (source_) source_->request_stop();  // runs the task's stop callbacks, on this thread
+  return to_stop;
+}
+
+void task_stop::drain_and_stop() {
+  std::optional<std::stop_source> to_stop;
+  {
+    mutex_lock lock(mu_);
+    to_stop = drain();
+  }
+  if (to_stop) to_stop->request_stop();  // runs the task's stop callbacks, here
+}
+
+bool task_stop::stop_requested() {
+  if (requested_.load(std::memory_order_relaxed)) return true;
+  if (!pipe_ || watched_.load(std::memory_order_relaxed)) return false;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_drain_) return false;
+  next_drain_ = now + drain_period;
+  drain_and_stop();
+  return requested_.load(std::memory_order_relaxed);
 }
 
 std::stop_token task_stop::token() {
-  mutex_lock lock(mu_);
-  if (!source_) {
-    source_.emplace();
-    if (requested_.load(std::memory_order_relaxed)) source_->request_stop();
-  }
-  return source_->get_token();
-}
-
-stop_listener::stop_listener(unique_fd pipe, task_stop& stop)
-    : pipe_(std::move(pipe)), quit_(::eventfd(0, EFD_CLOEXEC)) {
-  thread_ = std::thread([this, &stop] {
-    for (;;) {
-      pollfd fds[2] = {{pipe_.get(), POLLIN, 0}, {quit_.get(), POLLIN, 0}};
-      if (::poll(fds, 2, -1) < 0) {
-        if (errno == EINTR) continue;
-        return;
-      }
-      if (fds[1].revents != 0) return;
-      std::uint64_t id = 0;
-      const ssize_t n = ::read(pipe_.get(), &id, sizeof id);
-      if (n == static_cast<ssize_t>(sizeof id)) {
-        stop.request(id);
-      } else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
-        return;  // the pool is gone
-      }
+  std::stop_token token;
+  bool start_watcher = false;
+  std::optional<std::stop_source> to_stop;
+  {
+    mutex_lock lock(mu_);
+    if (!source_) {
+      source_.emplace();
+      if (requested_.load(std::memory_order_relaxed)) source_->request_stop();
     }
-  });
-}
-
-stop_listener::~stop_listener() {
-  const std::uint64_t one = 1;
-  [[maybe_unused]] const ssize_t n = ::write(quit_.get(), &one, sizeof one);
-  if (thread_.joinable()) thread_.join();
+    token = source_->get_token();
+    start_watcher = pipe_ && !watcher_.joinable();
+    if (start_watcher) {
+      quit_ = unique_fd(::eventfd(0, EFD_CLOEXEC));
+      // A request already written is read now, for this token.
+      to_stop = drain();
+    }
+  }
+  if (to_stop) to_stop->request_stop();
+  if (start_watcher && quit_) {
+    watched_.store(true);
+    watcher_ = std::thread([this] {
+      for (;;) {
+        pollfd fds[2] = {{pipe_.get(), POLLIN, 0}, {quit_.get(), POLLIN, 0}};
+        if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
+        if (fds[1].revents != 0 || (fds[0].revents & (POLLHUP | POLLERR)) != 0) return;
+        if (fds[0].revents != 0) drain_and_stop();
+      }
+    });
+  }
+  return token;
 }
 
 }  // namespace ferry::detail
@@ -93,7 +135,7 @@ stop_listener::~stop_listener() {
 namespace ferry::this_task {
 
 bool stop_requested() noexcept {
-  const detail::task_stop* s = detail::this_thread_stop;
+  detail::task_stop* s = detail::this_thread_stop;
   return s != nullptr && s->stop_requested();
 }
 

@@ -147,9 +147,7 @@ std::string run_one(const message& m, memory_watch& watch, fd_list& passed) {
 // worker is over its memory limit.
 int serve_tasks(connection& pool, served_config& config) {
   memory_watch watch(config.memory_limit);
-  task_stop stop;
-  std::optional<stop_listener> listener;
-  if (config.stop_pipe) listener.emplace(std::move(config.stop_pipe), stop);
+  task_stop stop(std::move(config.stop_pipe));
   set_thread_task_stop(&stop);
   struct unset {
     ~unset() { set_thread_task_stop(nullptr); }
