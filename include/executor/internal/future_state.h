@@ -51,6 +51,9 @@ class FERRY_EXECUTOR_EXPORT future_state {
   // with no target.
   bool request_stop(std::chrono::milliseconds grace);
   // Where request_stop goes; set by the pool before the state is shared.
+  // Kept until the state is destroyed (letting it go as the task finishes
+  // would move its count between the pool's thread and the submitter's on
+  // every task); a target that holds the state must reset it.
   void set_stop_target(std::shared_ptr<stop_target> target, std::uint64_t id);
   // -> finished with a result body, or with an error; later calls are ignored.
   void finish(std::shared_ptr<const message_body> result);

@@ -8,6 +8,7 @@
 #ifndef FERRY_SRC_EXECUTOR_CORE_STOP_INBOX_H_
 #define FERRY_SRC_EXECUTOR_CORE_STOP_INBOX_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -34,11 +35,15 @@ class stop_inbox final : public stop_target {
     mutex_lock lock(mu_);
     if (!wake_) return;
     requests_.push_back({id, grace});
+    any_.store(true, std::memory_order_release);
     wake_();
   }
-  // What came since the last call.
+  // What came since the last call. Without a lock when nothing came: the
+  // manager asks on every pass.
   std::vector<request> take() {
+    if (!any_.load(std::memory_order_acquire)) return {};
     mutex_lock lock(mu_);
+    any_.store(false, std::memory_order_relaxed);
     return std::exchange(requests_, {});
   }
   // The pool is going: nothing more is taken or woken for.
@@ -50,6 +55,7 @@ class stop_inbox final : public stop_target {
 
  private:
   mutex mu_;
+  std::atomic<bool> any_{false};  // requests_ is not empty
   std::function<void()> wake_ ABSL_GUARDED_BY(mu_);
   std::vector<request> requests_ ABSL_GUARDED_BY(mu_);
 };

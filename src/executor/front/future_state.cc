@@ -44,7 +44,6 @@ const shared_state& data(const future_state& s) { return static_cast<const share
 // the future.
 std::vector<std::function<void()>> complete(shared_state& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
   s.now = phase::finished;
-  s.stopper.reset();  // nothing left to stop; and a front's target holds this state
   s.cv.notify_all();
   return std::move(s.callbacks);
 }

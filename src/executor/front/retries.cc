@@ -36,6 +36,13 @@ struct attempts final : stop_target {
   std::string name;
   std::vector<std::string> earlier;  // how each attempt before `current` ended
   std::atomic<bool> stopped{false};  // by future::cancel(grace)
+
+  // The last attempt ended: the pool and the future's link back here (a
+  // cycle: out holds this as its stop target) are let go.
+  void end() {
+    queue.reset();
+    out->set_stop_target(nullptr, 0);
+  }
 };
 
 void watch(const std::shared_ptr<attempts>& a);
@@ -73,7 +80,7 @@ void send_again(const std::shared_ptr<attempts>& a) {
     try {
       a->current.store(a->send(*a->queue));
     } catch (...) {  // the pool was shut down meanwhile
-      a->queue.reset();
+      a->end();
       a->out->fail(std::current_exception());
       return;
     }
@@ -84,7 +91,7 @@ void send_again(const std::shared_ptr<attempts>& a) {
 void attempt_ended(const std::shared_ptr<attempts>& a) {
   const std::shared_ptr<future_state> task = a->current.load();
   if (a->out->ready()) {  // cancelled: its result is dropped
-    a->queue.reset();
+    a->end();
     return;
   }
   const std::exception_ptr e = task->error();
@@ -106,7 +113,7 @@ void attempt_ended(const std::shared_ptr<attempts>& a) {
     send_again(a);
     return;
   }
-  a->queue.reset();  // before the future finishes: its user may then drop the pool
+  a->end();  // before the future finishes: its user may then drop the pool
   if (e)
     a->out->fail(final_error(*a, e));
   else

@@ -605,8 +605,9 @@ bool pool_core::serve_once(std::optional<clock::duration> most) {
   const std::size_t before = workers_.size();
   std::erase_if(workers_, [](const auto& w) { return w->reaped(); });
   if (workers_.size() != before) publish_pids();
-  take_stop_requests(clock::now());
-  enforce_timers(clock::now());
+  const clock::time_point end = clock::now();
+  take_stop_requests(end);
+  enforce_timers(end);
   return true;
 }
 
