@@ -3,6 +3,8 @@
 // future::cancel(grace): a task that was sent is asked to stop
 // (ferry::this_task), and killed with its worker if it has not ended
 // within its grace; nothing else is lost. Run under every start method.
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
 #include <stop_token>
@@ -134,6 +136,29 @@ TEST_F(CancelRunning, ACancelRacingTheTasksEndNeverLosesADeliveredValue) {
   }
   EXPECT_EQ(values + cancelled, 200);
   ferry_test::expect_pool_serves(pool);
+}
+
+// A request to a worker that has just died (killed from outside, not yet
+// reaped) must not raise SIGPIPE in this program: the task fails as its
+// worker's death says, or as cancelled.
+TEST_F(CancelRunning, ACancelRacingItsWorkersDeathEndsTheTaskAndNotTheProgram) {
+  ferry::process_pool pool(ferry_test::options(1));
+  for (int i = 0; i < 10; ++i) {
+    auto f = pool.submit(test_tasks::sleep_ms(), 20'000);
+    auto pid = pool.submit(test_tasks::pid());  // queued behind it: runs after the kill
+    std::this_thread::sleep_for(100ms);
+    const std::vector<int> pids = pool.worker_pids();
+    ASSERT_EQ(pids.size(), 1u);
+    ::kill(pids[0], SIGKILL);
+    f.cancel(0ms);
+    try {
+      get_within(f);
+      ADD_FAILURE() << "a task whose worker was killed ended with a value";
+    } catch (const ferry::worker_died_error&) {
+    } catch (const ferry::cancelled_error&) {
+    }
+    EXPECT_GT(get_within(pid), 0);
+  }
 }
 
 TEST_F(CancelRunning, AFinishedTaskCannotBeCancelled) {

@@ -59,20 +59,24 @@ void worker_slot::end(end_cause why) {
 }
 
 void worker_slot::send_hello(const std::string& body) {
+  // A socket, not a pipe: a request written after the worker died must not
+  // raise SIGPIPE in the user's program (send takes MSG_NOSIGNAL, write
+  // to a pipe cannot).
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     channel_.send_unsigned({protocol::kind::hello, 0, body});  // tasks cannot be stopped, only killed
     return;
   }
-  const unique_fd read_end(fds[0]);
+  const unique_fd worker_end(fds[0]);
   stop_pipe_ = unique_fd(fds[1]);
-  const int passed[] = {read_end.get()};
+  ::shutdown(stop_pipe_.get(), SHUT_RD);
+  const int passed[] = {worker_end.get()};
   channel_.send_unsigned({protocol::kind::hello, 0, body, 0, passed});
 }
 
 void worker_slot::ask_to_stop(std::uint64_t id) {
   if (!stop_pipe_) return;
-  [[maybe_unused]] const ssize_t n = ::write(stop_pipe_.get(), &id, sizeof id);
+  [[maybe_unused]] const ssize_t n = ::send(stop_pipe_.get(), &id, sizeof id, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 std::optional<pool_task> worker_slot::send_task(pool_task t, std::uint8_t flags) {
