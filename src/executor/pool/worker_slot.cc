@@ -3,6 +3,8 @@
 #include "executor/pool/worker_slot.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,24 +61,35 @@ void worker_slot::end(end_cause why) {
 }
 
 void worker_slot::send_hello(const std::string& body) {
-  // A socket, not a pipe: a request written after the worker died must not
-  // raise SIGPIPE in the user's program (send takes MSG_NOSIGNAL, write
-  // to a pipe cannot).
   int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
     channel_.send_unsigned({protocol::kind::hello, 0, body});  // tasks cannot be stopped, only killed
     return;
   }
-  const unique_fd worker_end(fds[0]);
+  const unique_fd read_end(fds[0]);
   stop_pipe_ = unique_fd(fds[1]);
-  ::shutdown(stop_pipe_.get(), SHUT_RD);
-  const int passed[] = {worker_end.get()};
+  const int passed[] = {read_end.get()};
   channel_.send_unsigned({protocol::kind::hello, 0, body, 0, passed});
 }
 
 void worker_slot::ask_to_stop(std::uint64_t id) {
   if (!stop_pipe_) return;
-  [[maybe_unused]] const ssize_t n = ::send(stop_pipe_.get(), &id, sizeof id, MSG_NOSIGNAL | MSG_DONTWAIT);
+  // A worker that just died (not yet reaped) left the pipe without a
+  // reader: the write fails with EPIPE and raises SIGPIPE, which must not
+  // end the user's program. It is blocked on this thread for the write,
+  // and taken if it came. (A pipe, not a socket, whose send could say
+  // MSG_NOSIGNAL: a worker keeps one socket, the pool's channel.)
+  sigset_t pipe_signal, before;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &before);
+  const ssize_t n = ::write(stop_pipe_.get(), &id, sizeof id);
+  if (n < 0 && errno == EPIPE) {
+    const timespec now{};
+    while (::sigtimedwait(&pipe_signal, nullptr, &now) < 0 && errno == EINTR) {
+    }
+  }
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
 }
 
 std::optional<pool_task> worker_slot::send_task(pool_task t, std::uint8_t flags) {

@@ -154,7 +154,7 @@ class worker_slot {
 
   // Writes the hello, the one message sent unsigned (it carries the key).
   // Throws what connection::send throws.
-  // Passes the worker its end of the socket whose other end this slot
+  // Passes the worker the read end of the pipe whose write end this slot
   // keeps for ask_to_stop.
   void send_hello(const std::string& body);
   // Keeps t in flight (running at once if the worker was idle: its
@@ -234,7 +234,7 @@ class worker_slot {
   connection channel_;
   unique_fd pidfd_;
   unique_fd crash_pipe_;
-  unique_fd stop_pipe_;  // the pool's end of the stop requests' socket; made by send_hello
+  unique_fd stop_pipe_;  // the write end of the stop requests' pipe, non-blocking; made by send_hello
   unique_fd out_, err_;
   output_lines out_lines_, err_lines_;
   phase phase_ = phase::starting;

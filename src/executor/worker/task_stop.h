@@ -1,8 +1,7 @@
 // Copyright ferry authors. Internal: a worker's side of stopping a running
 // task (future::cancel(grace), ferry::this_task). The pool writes the id of
-// the task to stop, 8 bytes, to a socket whose other end it passed with
-// the hello (a socket, so that writing to a dead worker raises no SIGPIPE;
-// "the pipe" below). Nothing in the worker waits on that pipe: a worker stays one
+// the task to stop, 8 bytes, to a pipe whose read end it passed with the
+// hello. Nothing in the worker waits on that pipe: a worker stays one
 // thread, as a second would slow every task (libstdc++ and glibc drop
 // their single-thread fast paths once a thread starts). Instead the task
 // reads it when it asks: stop_requested() drains the pipe at most once a
