@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whether a change moved a benchmark: builds the bench preset of COMMIT (in
 # a temporary worktree) and of this tree, runs `executor_bench MODE` of
-# each in turn, RUNS times (default 11), and prints each row's medians and
+# each in turn, RUNS times (default 11), each side first every other time,
+# and prints each row's medians and
 # their ratio, this tree's over COMMIT's, all from one run. With BUSY=1 a
 # busy loop keeps one CPU occupied meanwhile.
 #   scripts/bench_against.sh COMMIT [MODE] [RUNS]   (MODE: throughput, roundtrip, ...)
@@ -18,9 +19,15 @@ if [ "${BUSY:-0}" = 1 ]; then
   sh -c 'while :; do :; done' &
   busy=$!
 fi
-for _ in $(seq "$runs"); do
-  "$then_tree/build-bench/bench/executor_bench" "$mode" | sed 's/^/then /'
-  "$build/bench/executor_bench" "$mode" | sed 's/^/now /'
+# Each side goes first in every other round, so that neither gains from
+# its place (a warmer cache, a CPU already at speed).
+for i in $(seq "$runs"); do
+  sides=(then now)
+  ((i % 2)) || sides=(now then)
+  for side in "${sides[@]}"; do
+    if [ "$side" = then ]; then bench="$then_tree/build-bench/bench/executor_bench"; else bench="$build/bench/executor_bench"; fi
+    "$bench" "$mode" | sed "s/^/$side /"
+  done
 done >"$out/runs.txt"
 python3 - "$out/runs.txt" "$commit" <<'PY'
 import collections, json, statistics, sys
