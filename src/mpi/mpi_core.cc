@@ -332,16 +332,7 @@ void mpi_core::send_stop_requests() {
       }
       continue;
     }
-    std::optional<task> queued;
-    {
-      mutex_lock lock(intake_.mu);
-      auto it = std::find_if(intake_.pending.begin(), intake_.pending.end(), [&](const task& t) { return t.id == r.id; });
-      if (it != intake_.pending.end()) {
-        queued = std::move(*it);
-        intake_.pending.erase(it);
-      }
-    }
-    if (queued) queued->state->fail(std::make_exception_ptr(cancelled_error()));
+    intake_.cancel_pending(r.id);
   }
 }
 

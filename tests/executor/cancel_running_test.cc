@@ -117,24 +117,7 @@ TEST_F(CancelRunning, ATaskNotYetSentIsCancelledAtOnce) {
 // and it was cancelled; never both, never neither.
 TEST_F(CancelRunning, ACancelRacingTheTasksEndNeverLosesADeliveredValue) {
   ferry::process_pool pool(ferry_test::options(2));
-  int values = 0, cancelled = 0;
-  for (int i = 0; i < 200; ++i) {
-    auto f = pool.submit(test_tasks::add(), i, 1);
-    if (i % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50 * (i % 7)));
-    const bool was_ready = f.ready();
-    const bool asked = f.cancel(0ms);
-    if (was_ready) {
-      EXPECT_FALSE(asked);
-    }
-    try {
-      EXPECT_EQ(get_within(f), i + 1);
-      ++values;
-    } catch (const ferry::cancelled_error&) {
-      EXPECT_TRUE(asked);
-      ++cancelled;
-    }
-  }
-  EXPECT_EQ(values + cancelled, 200);
+  ferry_test::expect_cancels_racing_the_ends_to_keep_delivered_values(pool, 200);
   ferry_test::expect_pool_serves(pool);
 }
 

@@ -16,6 +16,7 @@ namespace ferry::detail {
 namespace {
 
 struct test_task {
+  std::uint64_t id = 0;
   std::string label;
   int priority = 0;
   std::shared_ptr<future_state> state = make_future_state();
@@ -29,7 +30,7 @@ std::vector<std::string> labels(task_intake<test_task>& intake) {
 }
 
 void submit(task_intake<test_task>& intake, std::string label, int priority = 0) {
-  intake.submit(nullptr, 1, {}, [&](std::uint64_t) { return test_task{std::move(label), priority}; });
+  intake.submit(nullptr, 1, {}, [&](std::uint64_t id) { return test_task{id, std::move(label), priority}; });
 }
 
 TEST(TaskIntake, TasksOfOnePriorityLeaveInTheOrderSubmitted) {
@@ -57,12 +58,28 @@ TEST(TaskIntake, ATaskGivenBackGoesAheadOfItsPriorityAndBehindHigherOnes) {
   submit(intake, "mid");
   submit(intake, "low", -1);
   mutex_lock lock(intake.mu);
-  intake.put_back(test_task{"sent", 0});
-  intake.put_back(test_task{"sent first", 0});
-  intake.put_back(test_task{"urgent sent", 9});
+  intake.put_back(test_task{0, "sent", 0});
+  intake.put_back(test_task{0, "sent first", 0});
+  intake.put_back(test_task{0, "urgent sent", 9});
   std::vector<std::string> got;
   for (const test_task& t : intake.pending) got.push_back(t.label);
   EXPECT_EQ(got, (std::vector<std::string>{"urgent sent", "high", "sent first", "sent", "mid", "low"}));
+}
+
+TEST(TaskIntake, CancelPendingFailsThatTaskAloneAndIgnoresAnUnknownId) {
+  task_intake<test_task> intake;
+  submit(intake, "a");
+  submit(intake, "b");
+  std::shared_ptr<future_state> b;
+  {
+    mutex_lock lock(intake.mu);
+    b = intake.pending.back().state;
+  }
+  intake.cancel_pending(2);
+  intake.cancel_pending(99);
+  EXPECT_EQ(labels(intake), (std::vector<std::string>{"a"}));
+  ASSERT_TRUE(b->ready());
+  EXPECT_THROW(std::rethrow_exception(b->error()), cancelled_error);
 }
 
 TEST(TaskIntake, SubmitAfterCloseThrowsPoolShutdownError) {

@@ -132,24 +132,7 @@ TEST(MpiPool, ARunningTaskIsAskedToStopOnItsHostAndKilledAfterItsGrace) {
 
 TEST(MpiPool, ACancelRacingTheTasksEndNeverLosesADeliveredValue) {
   ferry::mpi_pool pool(options());
-  int values = 0, cancelled = 0;
-  for (int i = 0; i < 100; ++i) {
-    auto f = pool.submit(test_tasks::add(), i, 1);
-    if (i % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50 * (i % 7)));
-    const bool was_ready = f.ready();
-    const bool asked = f.cancel(0ms);
-    if (was_ready) {
-      EXPECT_FALSE(asked);
-    }
-    try {
-      EXPECT_EQ(get_within(f), i + 1);
-      ++values;
-    } catch (const ferry::cancelled_error&) {
-      EXPECT_TRUE(asked);
-      ++cancelled;
-    }
-  }
-  EXPECT_EQ(values + cancelled, 100);
+  ferry_test::expect_cancels_racing_the_ends_to_keep_delivered_values(pool, 100);
 }
 
 // The same admission rule as process_pool's (src/executor/core/admission.h):

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -79,6 +80,21 @@ class task_intake {
     const std::size_t before = pending.size();
     queue(make(id));
     return {id, before};
+  }
+
+  // Fails the pending task `id`, if it is there, with ferry::cancelled_error,
+  // after letting go of mu: one asked to stop (future::cancel(grace)) that
+  // is back in the queue, its worker having died before starting it.
+  void cancel_pending(std::uint64_t id) ABSL_LOCKS_EXCLUDED(mu) {
+    std::optional<Task> found;
+    {
+      mutex_lock lock(mu);
+      auto it = std::find_if(pending.begin(), pending.end(), [&](const Task& t) { return t.id == id; });
+      if (it == pending.end()) return;
+      found = std::move(*it);
+      pending.erase(it);
+    }
+    found->state->fail(std::make_exception_ptr(cancelled_error()));
   }
 
   // Whether close() was called (a pool's is_shutdown()).

@@ -210,9 +210,9 @@ std::map<std::string, std::string> pool_core::worker_env() const {
   return env;
 }
 
-std::string pool_core::hello_body() const {
+std::string pool_core::hello_body(std::map<std::string, std::string> env) const {
   protocol::worker_config config;
-  config.env = worker_env();
+  config.env = std::move(env);
   config.policy = snapshot_module_policy();
   config.max_message_size = options_.max_message_size;
   config.shared_memory_threshold = options_.shared_memory_threshold;
@@ -239,10 +239,11 @@ void pool_core::start_failed(const std::string& message, bool lasting) {
 void pool_core::start_worker() {
   std::vector<int> inherited{wake_fd_.get()};
   for (const auto& w : workers_) w->append_descriptors(inherited);
+  // Read once per worker: cpu_count() reads the cgroup's files.
+  std::map<std::string, std::string> env = worker_env();
   launched_worker l;
   try {
-    l = launch_worker(options_.start, program_, {options_.unset_env, worker_env()}, inherited,
-                      captures_output());
+    l = launch_worker(options_.start, program_, {options_.unset_env, env}, inherited, captures_output());
   } catch (const launch_error& e) {
     // Out of processes or descriptors, or no program to run. With no worker
     // alive nothing would serve the queue meanwhile, so that fails it too.
@@ -254,7 +255,7 @@ void pool_core::start_worker() {
                                      options_.max_worker_memory == 0};
   auto& w = workers_.emplace_back(std::make_unique<worker_slot>(std::move(l), key_, channel));
   try {
-    w->send_hello(hello_body());
+    w->send_hello(hello_body(std::move(env)));
   } catch (const std::exception& e) {
     w->kill(std::string("could not be configured: ") + e.what());
   }
@@ -625,20 +626,9 @@ void pool_core::take_stop_requests(clock::time_point now) {
         found = true;
       }
     }
-    if (found) continue;
     // Given back to the queue (its worker died before starting it), or
     // already ended.
-    std::optional<pool_task> queued;
-    {
-      mutex_lock lock(intake_.mu);
-      auto it = std::find_if(intake_.pending.begin(), intake_.pending.end(),
-                             [&](const pool_task& t) { return t.id == r.id; });
-      if (it != intake_.pending.end()) {
-        queued = std::move(*it);
-        intake_.pending.erase(it);
-      }
-    }
-    if (queued) queued->state->fail(std::make_exception_ptr(cancelled_error()));
+    if (!found) intake_.cancel_pending(r.id);
   }
 }
 

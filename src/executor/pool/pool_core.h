@@ -158,7 +158,8 @@ class pool_core final : public local_pool {
   // The variables each worker sets: options_.env and the bounds on its
   // inner threads (worker/inner_threads.h).
   std::map<std::string, std::string> worker_env() const;
-  std::string hello_body() const;
+  // The hello, which sets `env` (worker_env()) in the worker.
+  std::string hello_body(std::map<std::string, std::string> env) const;
   // Acts on future::cancel(grace) requests: asks the worker holding each
   // task to stop it, and arms its grace deadline (deadline::stop_grace).
   void take_stop_requests(clock::time_point now);
