@@ -56,19 +56,20 @@ inline std::size_t started_before(std::vector<ferry::future<std::int64_t>>& task
   return static_cast<std::size_t>(std::count_if(tasks.begin(), tasks.end(), [&](auto& f) { return get_within(f) < t; }));
 }
 
-// Twelve tasks of the default priority queued behind busy workers, then one
-// of priority 10: it starts before all but those already sent to a worker,
-// at most `most_sent` (a worker is sent one task ahead while it runs
-// another; an MPI agent may also be holding some in its own queue, which
-// its own order then serves).
+// Twenty tasks of the default priority queued behind busy workers, then
+// one of priority 10: it starts before all but at most `most_sent` of them:
+// those already sent to a worker (one ahead of each running task; an MPI
+// agent may also hold some in its own queue, which its own order then
+// serves), and those the other workers start while it waits behind the one
+// its worker was sent ahead.
 template <class Pool>
 void expect_an_urgent_task_to_overtake_queued_work(Pool& pool, std::size_t workers, std::size_t most_sent) {
   auto busy = occupy(pool, workers);
   std::vector<ferry::future<std::int64_t>> low;
-  for (int i = 0; i < 12; ++i) low.push_back(pool.submit(test_tasks::started_at(), 20));
+  for (int i = 0; i < 20; ++i) low.push_back(pool.submit(test_tasks::started_at(), 20));
   auto urgent = pool.submit({.priority = 10}, test_tasks::started_at(), 0);
   const std::int64_t t = get_within(urgent);
-  EXPECT_LE(started_before(low, t), most_sent) << "of 12 tasks queued before it";
+  EXPECT_LE(started_before(low, t), most_sent) << "of 20 tasks queued before it";
   for (auto& f : busy) EXPECT_LT(get_within(f), t);
 }
 
