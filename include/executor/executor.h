@@ -11,6 +11,7 @@
 #include "executor/cpu_count.h"
 #include "executor/errors.h"
 #include "executor/future.h"
+#include "executor/nested_pool.h"
 #include "executor/pool_options.h"
 #include "executor/process_pool.h"
 #include "executor/reusable_executor.h"

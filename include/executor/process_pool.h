@@ -49,7 +49,8 @@ class pool_core;
 class FERRY_EXECUTOR_EXPORT process_pool : public detail::pool_front {
  public:
   // Starts the manager thread; workers start on demand. Throws ferry::error
-  // when called inside a worker process (pools do not nest).
+  // when called inside a worker process (pools do not nest; a task submits
+  // to the pool it runs in through ferry::this_task::pool()).
   explicit process_pool(pool_options options = {});
   ~process_pool();
   process_pool(const process_pool&);

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -102,6 +103,31 @@ TEST(Protocol, HelloCutAnywhereIsRefused) {
     protocol::hello_reader in(cut);
     (void)in.initializer();
   });
+}
+
+TEST(Protocol, ASubmitMessageRoundTripsItsSettingsAndItsTasksBody) {
+  const std::string body = protocol::encode_submit({std::chrono::milliseconds(1500), "child", -3}, "task bytes");
+  const protocol::decoded_submit d = protocol::decode_submit(body);
+  EXPECT_EQ(d.timeout, std::chrono::milliseconds(1500));
+  EXPECT_EQ(d.name, "child");
+  EXPECT_EQ(d.priority, -3);
+  EXPECT_EQ(d.body, "task bytes");
+  const protocol::decoded_submit plain = protocol::decode_submit(protocol::encode_submit({}, ""));
+  EXPECT_FALSE(plain.timeout);
+  EXPECT_EQ(plain.name, "");
+  EXPECT_EQ(plain.body, "");
+}
+
+TEST(Protocol, ASubmitMessageCutInItsSettingsOrWithABadFlagIsRefused) {
+  const std::string body = protocol::encode_submit({std::nullopt, "a name", 1}, "");
+  for (std::size_t n = 0; n < body.size(); ++n)
+    EXPECT_THROW(protocol::decode_submit(std::string_view(body).substr(0, n)), ferry::detail::protocol_error) << n;
+  std::string bad_flag = body;
+  bad_flag[4] = 2;
+  EXPECT_THROW(protocol::decode_submit(bad_flag), ferry::detail::protocol_error);
+  std::string long_name = body;
+  long_name[13] = static_cast<char>(0xff);  // a name longer than what follows
+  EXPECT_THROW(protocol::decode_submit(long_name), ferry::detail::protocol_error);
 }
 
 TEST(Protocol, TaskRoundTrip) {

@@ -504,4 +504,73 @@ ferry::function<int(ferry::shared_buffer)> fill_then_crash() {
   };
 }
 
+namespace {
+
+long fib_by_nested_tasks(int n) {
+  if (n < 2) return n;
+  ferry::nested_pool pool = ferry::this_task::pool();
+  auto a = pool.submit(nested_fib(), n - 1);
+  auto b = pool.submit(nested_fib(), n - 2);
+  return a.get() + b.get();
+}
+
+}  // namespace
+
+ferry::function<long(int)> nested_fib() {
+  return [](int n) { return fib_by_nested_tasks(n); };
+}
+
+ferry::function<std::string(std::string)> nested_catch() {
+  return [](std::string kind) -> std::string {
+    auto f = ferry::this_task::pool().submit(throw_std(), kind);
+    try {
+      f.get();
+      return "nothing thrown";
+    } catch (const std::exception& e) {
+      return std::string("caught ") + e.what();
+    }
+  };
+}
+
+ferry::function<int(std::string)> nested_rethrow() {
+  return [](std::string kind) { return ferry::this_task::pool().submit(throw_std(), kind).get(); };
+}
+
+ferry::function<long(int)> nested_sum_of_squares() {
+  return [](int n) {
+    std::vector<int> inputs;
+    for (int i = 1; i <= n; ++i) inputs.push_back(i);
+    long sum = 0;
+    for (long r : ferry::this_task::pool().map([](int x) { return static_cast<long>(x) * x; }, inputs, 3)) sum += r;
+    return sum;
+  };
+}
+
+ferry::function<int(std::string, int)> wait_on_sleeper() {
+  return [](std::string pid_file, int ms) {
+    auto f = ferry::this_task::pool().submit(sleep_ms(), ms);
+    {
+      std::ofstream out(pid_file + ".tmp");
+      out << ::getpid() << '\n';
+    }
+    std::rename((pid_file + ".tmp").c_str(), pid_file.c_str());
+    return f.get();
+  };
+}
+
+ferry::function<std::string()> nested_from_another_thread() {
+  return []() -> std::string {
+    ferry::nested_pool pool = ferry::this_task::pool();
+    std::string what = "nothing thrown";
+    std::thread([&] {
+      try {
+        pool.submit(add(), 1, 2);
+      } catch (const ferry::error& e) {
+        what = e.what();
+      }
+    }).join();
+    return what;
+  };
+}
+
 }  // namespace test_tasks

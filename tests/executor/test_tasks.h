@@ -122,6 +122,20 @@ ferry::function<std::vector<ferry::shared_buffer>(std::size_t, std::size_t)> mak
 ferry::function<int(ferry::shared_buffer)> fill_then_crash();
 ferry::function<std::size_t(std::vector<ferry::shared_buffer>)> count_buffers();
 
+// Tasks that submit tasks (ferry::this_task::pool()): nested_fib(n) is
+// fib(n) computed by a nested task per call; nested_catch submits
+// throw_std()(kind) and returns "caught " + what() of the std::exception
+// its get() threw; nested_rethrow lets it out; nested_sum_of_squares maps
+// x * x over 1..n nested; wait_on_sleeper writes its pid to `pid_file`,
+// then waits for a nested sleep_ms()(ms); nested_from_another_thread
+// submits from a thread of its own and returns what that threw.
+ferry::function<long(int)> nested_fib();
+ferry::function<std::string(std::string)> nested_catch();
+ferry::function<int(std::string)> nested_rethrow();
+ferry::function<long(int)> nested_sum_of_squares();
+ferry::function<int(std::string, int)> wait_on_sleeper();
+ferry::function<std::string()> nested_from_another_thread();
+
 }  // namespace test_tasks
 
 #endif  // FERRY_TESTS_EXECUTOR_TEST_TASKS_H_

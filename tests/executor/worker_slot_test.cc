@@ -114,12 +114,45 @@ TEST(WorkerSlot, ItStartsThenIsIdleWhenReadyBusyWithATaskAndIdleAgainWhenItFinis
   EXPECT_EQ(w.flush().size(), 0u);
   EXPECT_EQ(w.state(), phase::busy);
   EXPECT_EQ(w.in_flight().size(), 2u);
-  EXPECT_EQ(w.finish_front(std::chrono::steady_clock::now()).id, 1u);
+  EXPECT_EQ(w.finish(1, std::chrono::steady_clock::now()).id, 1u);
   EXPECT_EQ(w.state(), phase::busy);
-  EXPECT_EQ(w.finish_front(std::chrono::steady_clock::now()).id, 2u);
+  EXPECT_EQ(w.finish(2, std::chrono::steady_clock::now()).id, 2u);
   EXPECT_EQ(w.state(), phase::idle);
   EXPECT_EQ(w.tasks_done(), 2u);
   EXPECT_FALSE(w.cause());
+}
+
+TEST(WorkerSlot, ATaskBegunOnTopOfAWaitingOneFinishesFirstAndTheOneBelowRunsOn) {
+  child_worker c;
+  worker_slot& w = *c.slot;
+  w.became_ready(std::chrono::steady_clock::now());
+  EXPECT_FALSE(w.send_task(task(1), 0));
+  EXPECT_EQ(w.flush().size(), 0u);
+  EXPECT_EQ(w.running(), 1u);
+  EXPECT_EQ(w.waiting_for_children(), nullptr) << "it does not wait yet";
+  w.set_waiting(1, true);
+  ASSERT_NE(w.waiting_for_children(), nullptr);
+  EXPECT_EQ(w.waiting_for_children()->id, 1u);
+  EXPECT_FALSE(w.send_task(task(2), 0));
+  EXPECT_EQ(w.flush().size(), 0u);
+  EXPECT_EQ(w.waiting_for_children(), nullptr) << "one child in flight at a time";
+  EXPECT_EQ(w.running(), 1u) << "a task sent to a waiting worker runs once it says it began";
+  EXPECT_THROW(w.began(3, std::chrono::steady_clock::now()), ferry::detail::protocol_error);
+  EXPECT_EQ(w.began(2, std::chrono::steady_clock::now()).id, 2u);
+  EXPECT_EQ(w.running(), 2u);
+  EXPECT_EQ(w.innermost()->id, 2u);
+  EXPECT_EQ(deadlines(w), std::vector<deadline>{});
+  EXPECT_THROW(w.finish(1, std::chrono::steady_clock::now()), ferry::detail::protocol_error)
+      << "the innermost finishes first";
+  EXPECT_THROW(w.set_waiting(1, false), ferry::detail::protocol_error) << "only the innermost waits or resumes";
+  EXPECT_EQ(w.finish(2, std::chrono::steady_clock::now()).id, 2u);
+  EXPECT_EQ(w.running(), 1u);
+  EXPECT_EQ(w.state(), phase::busy);
+  w.set_waiting(1, false);
+  EXPECT_EQ(w.waiting_for_children(), nullptr);
+  EXPECT_EQ(w.finish(1, std::chrono::steady_clock::now()).id, 1u);
+  EXPECT_EQ(w.state(), phase::idle);
+  EXPECT_EQ(w.running(), 0u);
 }
 
 TEST(WorkerSlot, AKillForShutdownOutranksATimeoutWhichOutranksAKillWithAReason) {

@@ -33,6 +33,7 @@
 
 #include "../executor/event_recorder.h"
 #include "../executor/kill_storm.h"
+#include "../executor/nested_tasks.h"
 #include "../executor/openmp_tasks.h"
 #include "../executor/priorities.h"
 #include "../executor/streaming_map.h"
@@ -103,6 +104,27 @@ TEST(MpiPool, AnUrgentTaskOvertakesTheQueuesOfRankZeroAndOfItsAgent) {
 TEST(MpiPool, AMapOfLowPriorityGivesWayToATaskSubmittedAfterIt) {
   ferry::mpi_pool pool(options());
   ferry_test::expect_a_low_priority_map_to_give_way(pool, pool.max_workers(), pool.max_workers() + 1);
+}
+
+// Tasks that submit tasks: a nested task is queued on its parent's host,
+// by that host's agent, and runs on that host's workers; rank 0 never sees
+// it (its observer is told of the one task it was given).
+TEST(MpiPool, NestedTasksRunOnTheirParentsHostAndFibonacciOf20Finishes) {
+  auto seen = std::make_shared<ferry_test::event_recorder>();
+  ferry::mpi_pool pool(observed(seen));
+  ferry_test::expect_fib_of_20_by_nested_tasks(pool);
+  EXPECT_EQ(ferry_test::count(seen->tasks(), ferry::task_event::kind::submitted), 1);
+}
+
+TEST(MpiPool, ANestedTasksFailureAndANestedMapReachTheirParentTask) {
+  ferry::mpi_pool pool(options());
+  ferry_test::expect_a_nested_failure_to_reach_its_parent_as_an_exception(pool);
+  ferry_test::expect_a_nested_map_to_return_every_result(pool);
+}
+
+TEST(MpiPool, AWorkerKilledWhileItsTaskWaitsForANestedTaskFailsOnlyThatTask) {
+  ferry::mpi_pool pool(options());
+  ferry_test::expect_a_worker_killed_while_its_task_waits_to_fail_only_that_task(pool);
 }
 
 // future::cancel(grace) crosses to the task's host: the agent asks its

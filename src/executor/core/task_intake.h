@@ -59,9 +59,12 @@ class task_intake {
   }
 
   // The id of one more task, which the caller then queues. Throws
-  // ferry::pool_shutdown_error after close().
-  std::uint64_t admit() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    if (closed_) throw pool_shutdown_error("ferry: submit after the pool was shut down");
+  // ferry::pool_shutdown_error after close(); for a `nested` task (one a
+  // running task submits, and may wait for), only after a close that
+  // cancels what is pending or kills what runs.
+  std::uint64_t admit(bool nested = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (closed_ && (!nested || refuse_nested_))
+      throw pool_shutdown_error("ferry: submit after the pool was shut down");
     return next_id_++;
   }
 
@@ -73,9 +76,10 @@ class task_intake {
   // ferry::pool_shutdown_error after close().
   template <class Make>
   std::pair<std::uint64_t, std::size_t> submit(pool_observer* observer, std::uint32_t items,
-                                               std::string_view name, Make&& make) ABSL_LOCKS_EXCLUDED(mu) {
+                                               std::string_view name, Make&& make, bool nested = false)
+      ABSL_LOCKS_EXCLUDED(mu) {
     mutex_lock lock(mu);
-    const std::uint64_t id = admit();
+    const std::uint64_t id = admit(nested);
     tell_task(observer, task_event::kind::submitted, {.id = id, .items = items, .name = name});
     const std::size_t before = pending.size();
     queue(make(id));
@@ -120,6 +124,7 @@ class task_intake {
   std::deque<Task> close(const shutdown_options& how) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     closed_ = true;
     kill_running_ = kill_running_ || how.kill_running;
+    refuse_nested_ = refuse_nested_ || how.cancel_pending || how.kill_running;
     std::deque<Task> cancelled;
     if (how.cancel_pending || how.kill_running) cancelled.swap(pending);
     return cancelled;
@@ -131,6 +136,7 @@ class task_intake {
  private:
   bool closed_ ABSL_GUARDED_BY(mu) = false;
   bool kill_running_ ABSL_GUARDED_BY(mu) = false;
+  bool refuse_nested_ ABSL_GUARDED_BY(mu) = false;
   std::uint64_t next_id_ ABSL_GUARDED_BY(mu) = 1;
 };
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "executor/front/continuation_thread.h"
+#include "executor/front/wait_helper.h"
 #include <executor/errors.h>
 #include "internal/mutex.h"
 
@@ -145,6 +146,15 @@ void future_state::fail(std::exception_ptr error) {
 
 namespace {
 
+thread_local wait_helper* this_thread_helper = nullptr;
+
+}  // namespace
+
+void set_thread_wait_helper(wait_helper* helper) noexcept { this_thread_helper = helper; }
+wait_helper* thread_wait_helper() noexcept { return this_thread_helper; }
+
+namespace {
+
 // On the continuation thread: runs continuations until s is finished or the
 // deadline passes; whether it finished.
 bool help_until(const future_state& s, std::chrono::steady_clock::time_point deadline) {
@@ -161,6 +171,10 @@ bool help_until(const future_state& s, std::chrono::steady_clock::time_point dea
 }  // namespace
 
 void future_state::wait() const {
+  if (wait_helper* h = this_thread_helper; h != nullptr && !ready()) {
+    h->help_until([this] { return ready(); }, std::chrono::steady_clock::time_point::max());
+    return;
+  }
   if (on_continuation_thread()) {
     help_until(*this, std::chrono::steady_clock::time_point::max());
     return;
@@ -172,6 +186,8 @@ void future_state::wait() const {
 }
 
 bool future_state::wait_until(std::chrono::steady_clock::time_point deadline) const {
+  if (wait_helper* h = this_thread_helper; h != nullptr && !ready())
+    return h->help_until([this] { return ready(); }, deadline);
   if (on_continuation_thread()) return help_until(*this, deadline);
   if (spin_until(*this, deadline)) return true;
   const shared_state& s = data(*this);
@@ -240,6 +256,11 @@ void finish_queue::push(std::size_t index) {
 
 std::size_t finish_queue::pop() {
   index_queue& q = data(*this);
+  if (wait_helper* h = this_thread_helper)
+    h->help_until([&q] {
+      mutex_lock lock(q.mu);
+      return !q.finished.empty();
+    }, std::chrono::steady_clock::time_point::max());
   mutex_lock lock(q.mu);
   while (q.finished.empty()) q.cv.wait(lock.native());
   const std::size_t index = q.finished.front();
@@ -249,6 +270,11 @@ std::size_t finish_queue::pop() {
 
 std::optional<std::size_t> finish_queue::pop_until(std::chrono::steady_clock::time_point deadline) {
   index_queue& q = data(*this);
+  if (wait_helper* h = this_thread_helper)
+    h->help_until([&q] {
+      mutex_lock lock(q.mu);
+      return !q.finished.empty();
+    }, deadline);
   mutex_lock lock(q.mu);
   while (q.finished.empty())
     if (q.cv.wait_until(lock.native(), deadline) == std::cv_status::timeout && q.finished.empty())

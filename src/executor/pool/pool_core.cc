@@ -19,6 +19,7 @@
 #include "executor/core/policy_snapshot.h"
 #include "executor/pool/process_linux.h"
 #include "executor/worker/inner_threads.h"
+#include "executor/wire/task_exception.h"
 #include <executor/worker.h>
 #include "serialize/frame/hmac.h"
 
@@ -61,7 +62,8 @@ pool_core::pool_core(pool_options options, std::string initializer_record, role 
       max_workers_(options_.max_workers != 0 ? options_.max_workers : cpu_count()) {
   if (is_worker_process())
     throw error("ferry: a process_pool cannot be created inside a pool's worker process; "
-                "nested pools are not supported");
+                "nested pools are not supported; a task submits to the pool it runs in through "
+                "ferry::this_task::pool()");
   // With the effective ids, as exec will check: a process whose real uid
   // differs (a setuid program) may still run the worker.
   if (options_.start == start_method::plugin &&
@@ -104,14 +106,15 @@ std::shared_ptr<future_state> pool_core::submit_body(std::string body, const tas
 }
 
 std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attachments, const task_settings& settings,
-                                                 std::uint32_t items, std::uint64_t origin_id) {
+                                                 std::uint32_t items, std::uint64_t origin_id, std::uint64_t parent) {
   auto state = make_future_state();
   const std::size_t before = intake_.submit(observer(), items, settings.name, [&](std::uint64_t id) {
     state->set_stop_target(stops_, id);
-    return pool_task{
-        {id, std::move(body), state, settings.timeout, items, std::string(settings.name), settings.priority},
-        std::move(attachments), false, origin_id};
-  }).second;
+    pool_task t{{id, std::move(body), state, settings.timeout, items, std::string(settings.name), settings.priority},
+                std::move(attachments), false, origin_id};
+    t.parent = parent;
+    return t;
+  }, parent != 0).second;
   // A queue already longer than the pool has had its wake-ups: the manager
   // takes everything queued when it dispatches (starting a worker for each
   // task up to the pool's size), and what it leaves waits for a worker,
@@ -128,7 +131,7 @@ void pool_core::read_all_output(worker_slot& w, bool to_the_end) {
 }
 
 void pool_core::emit_output(const worker_slot& w, int stream, std::string_view text) const {
-  const pool_task* running = w.in_flight().empty() ? nullptr : &w.in_flight().front();
+  const pool_task* running = w.innermost();
   if (options_.on_output) {
     output_line line;
     line.worker = w.pid();
@@ -264,6 +267,27 @@ void pool_core::start_worker() {
 
 // Tasks a worker was sent but never started go back to the queue, each
 // ahead of those of its priority, in their order.
+void pool_core::requeue_one(pool_task t) {
+  mutex_lock lock(intake_.mu);
+  intake_.put_back(std::move(t));
+}
+
+void pool_core::cancel_children(std::uint64_t parent) {
+  std::deque<pool_task> orphans;
+  {
+    mutex_lock lock(intake_.mu);
+    for (auto it = intake_.pending.begin(); it != intake_.pending.end();) {
+      if (it->parent != parent) {
+        ++it;
+        continue;
+      }
+      orphans.push_back(std::move(*it));
+      it = intake_.pending.erase(it);
+    }
+  }
+  for (pool_task& t : orphans) t.state->fail(std::make_exception_ptr(cancelled_error()));
+}
+
 void pool_core::requeue(std::deque<pool_task>& tasks) {
   if (tasks.empty()) return;
   mutex_lock lock(intake_.mu);
@@ -273,6 +297,7 @@ void pool_core::requeue(std::deque<pool_task>& tasks) {
 
 void pool_core::dispatch() {
   dispatch_pass pass;
+  help_waiting_workers(pass);
   {
     mutex_lock lock(intake_.mu);
     while (!intake_.pending.empty()) {
@@ -318,12 +343,18 @@ pool_core::placement pool_core::place(const pool_task& front) {
 }
 
 worker_slot* pool_core::pipelined_worker(const pool_task& front) {
-  // Full and all busy: queue behind the least loaded running task.
+  // Full and all busy: queue behind the least loaded running task, never
+  // behind one that waits for a nested task (such a worker is sent only
+  // that task's children).
   const std::size_t size = front.body.size();
   if (size > max_pipelined_inline || front.goes_alone(options_.shared_memory_threshold)) return nullptr;
-  worker_slot& w = **std::min_element(workers_.begin(), workers_.end(), [](const auto& a, const auto& b) {
-    return a->in_flight().size() < b->in_flight().size();
-  });
+  const auto load = [](const auto& w) {
+    const pool_task* t = w->innermost();
+    return t != nullptr && t->waiting ? SIZE_MAX : w->in_flight().size();
+  };
+  worker_slot& w = **std::min_element(workers_.begin(), workers_.end(),
+                                      [&](const auto& a, const auto& b) { return load(a) < load(b); });
+  if (load(&w) == SIZE_MAX) return nullptr;
   // Deeper than two only while the queue is longer than the pool: a few
   // tasks wait in the pool, where they can still be cancelled and go to
   // whichever worker frees first.
@@ -341,8 +372,11 @@ std::optional<pool_task> pool_core::send_to(worker_slot& w, pool_task t, dispatc
   if (t.goes_alone(options_.shared_memory_threshold) && w.has_output() && flush_to(w, pass.started)) return t;
   const std::uint64_t id = t.id;
   const bool runs_at_once = w.in_flight().empty();
+  // A nested task's result goes on to the worker that submitted it: as
+  // bytes, not descriptors.
+  const bool pass_buffers = role_.pass_buffers && t.parent == 0;
   std::optional<pool_task> unsent =
-      w.send_task(std::move(t), role_.pass_buffers ? protocol::flag_pass_buffers : std::uint8_t{0});
+      w.send_task(std::move(t), pass_buffers ? protocol::flag_pass_buffers : std::uint8_t{0});
   if (!unsent) {
     if (runs_at_once) pass.started.emplace_back(&w, id);
     if (w.has_output() && std::find(pass.sent_to.begin(), pass.sent_to.end(), &w) == pass.sent_to.end())
@@ -376,14 +410,15 @@ void pool_core::on_message(worker_slot& w, message& m) {
       w.start_failed(std::string(m.body->view()));
       return;
     case protocol::kind::result: {
-      if (w.in_flight().empty() || w.in_flight().front().id != m.header.id)
-        throw protocol_error("a result for a task the worker was not given");
+      if (w.innermost() == nullptr || w.innermost()->id != m.header.id)
+        throw protocol_error("a result for a task the worker was not running");
       read_all_output(w, false);  // what it printed before its result is the task's
-      pool_task done = w.finish_front(clock::now());
+      const bool next_starts = w.running() == 1;
+      pool_task done = w.finish(m.header.id, clock::now());
       done.state->finish(std::move(m.body));
       if (observer() != nullptr) {
         tell(task_event::kind::finished, w, done, items_that_threw(*done.state, done.items));
-        if (!w.in_flight().empty()) tell(task_event::kind::started, w, w.in_flight().front());
+        if (next_starts && !w.in_flight().empty()) tell(task_event::kind::started, w, w.in_flight().front());
       }
       if ((m.header.flags & protocol::flag_retiring) != 0) {
         // Over its memory limit: it exits by itself, reading nothing more.
@@ -398,8 +433,99 @@ void pool_core::on_message(worker_slot& w, message& m) {
       }
       return;
     }
+    case protocol::kind::submit:
+      enqueue_nested(w, m);
+      return;
+    case protocol::kind::waiting:
+    case protocol::kind::resumed:
+      w.set_waiting(m.header.id, m.header.type == protocol::kind::waiting);
+      return;
+    case protocol::kind::began: {
+      read_all_output(w, false);  // what the task below printed before it began this one
+      const pool_task& t = w.began(m.header.id, clock::now());
+      if (observer() != nullptr) tell(task_event::kind::started, w, t);
+      return;
+    }
     default:
       throw protocol_error("a message of an unexpected kind from a worker");
+  }
+}
+
+void pool_core::enqueue_nested(worker_slot& w, message& m) {
+  const pool_task* parent = w.innermost();
+  if (parent == nullptr) throw protocol_error("a nested task from a worker running none");
+  protocol::decoded_submit d = protocol::decode_submit(m.body->view());
+  const task_settings settings{d.timeout, d.name, d.priority};
+  std::shared_ptr<future_state> state;
+  protocol::encoded_task task;
+  task.body = std::move(d.body);
+  if (std::exception_ptr why = refusal(task, options_)) {
+    state = failed_state(why);
+  } else {
+    try {
+      state = enqueue(std::move(task.body), {}, settings, 1, 0, parent->id);
+    } catch (const pool_shutdown_error&) {
+      state = failed_state(std::current_exception());
+    }
+  }
+  // Its result goes to the worker that submitted it, once known, from the
+  // manager's next pass (a nested task's state is finished by the manager,
+  // or by a shutdown that cancels what is queued, on the caller's thread).
+  const std::weak_ptr<future_state> weak = state;
+  state->on_done([this, worker = w.pid(), id = m.header.id, weak] {
+    std::shared_ptr<future_state> done = weak.lock();
+    if (!done) return;
+    {
+      mutex_lock lock(intake_.mu);
+      replies_.push_back({worker, id, std::move(done)});
+    }
+    wake();
+  });
+}
+
+void pool_core::send_nested_results() {
+  std::vector<nested_reply> replies;
+  {
+    mutex_lock lock(intake_.mu);
+    if (replies_.empty()) return;
+    replies.swap(replies_);
+  }
+  for (const nested_reply& r : replies) {
+    // A worker gone since: the task that waited for it ended with it.
+    const auto w = std::find_if(workers_.begin(), workers_.end(),
+                                [&](const auto& x) { return x->pid() == r.worker && x->ready(); });
+    if (w == workers_.end()) continue;
+    if (const std::exception_ptr error = r.state->error())
+      (*w)->send_nested_result(r.id, protocol::encode_whole_failure(record_of(error)));
+    else
+      (*w)->send_nested_result(r.id, r.state->result()->view());
+  }
+}
+
+void pool_core::help_waiting_workers(dispatch_pass& pass) {
+  for (auto& w : workers_) {
+    const pool_task* waiting = w->waiting_for_children();
+    if (waiting == nullptr) continue;
+    const std::uint64_t parent = waiting->id;
+    std::optional<pool_task> child;
+    {
+      mutex_lock lock(intake_.mu);
+      // The most recent child first: the one whose own children, if it
+      // has any, come next, so that the stack grows with the recursion
+      // rather than across it.
+      for (auto it = intake_.pending.rbegin(); it != intake_.pending.rend(); ++it) {
+        if (it->parent != parent) continue;
+        pool_task t = std::move(*it);
+        intake_.pending.erase(std::next(it).base());
+        if (!t.started && !t.state->start()) break;  // cancelled while queued; the next pass looks again
+        t.started = true;
+        child = std::move(t);
+        break;
+      }
+    }
+    if (!child) continue;
+    std::optional<pool_task> back = send_to(*w, std::move(*child), pass);
+    if (back) requeue_one(std::move(*back));
   }
 }
 
@@ -410,7 +536,7 @@ void pool_core::on_exit(worker_slot& w) {
   // started (a worker reads its next task after writing its result).
   std::deque<pool_task>& in_flight = w.in_flight();
   std::deque<pool_task> unstarted;
-  while (in_flight.size() > 1) {
+  while (in_flight.size() > std::max<std::size_t>(w.running(), 1)) {
     unstarted.push_front(std::move(in_flight.back()));
     in_flight.pop_back();
   }
@@ -419,12 +545,18 @@ void pool_core::on_exit(worker_slot& w) {
     unstarted.clear();
   }
   requeue(unstarted);
-  if (!in_flight.empty()) {
-    const pool_task running = std::move(in_flight.front());
-    in_flight.clear();
+  // The running tasks: one, or a stack of them while tasks waited for
+  // nested tasks. The nested tasks they submitted that are still queued
+  // have no one left to wait for them.
+  std::deque<pool_task> running;
+  running.swap(in_flight);
+  if (!running.empty()) {
     const std::exception_ptr error = running_task_error(facts, options_);
-    running.state->fail(error);
-    if (observer() != nullptr) tell(task_event::kind::failed, w, running, 0, what_of(error));
+    for (auto it = running.rbegin(); it != running.rend(); ++it) {
+      it->state->fail(error);
+      if (observer() != nullptr) tell(task_event::kind::failed, w, *it, 0, what_of(error));
+      cancel_children(it->id);
+    }
   }
   if (observer() != nullptr)
     tell_worker(observer(), worker_event::kind::exited, w.pid(), "it " + describe_status(facts.status));
@@ -606,6 +738,7 @@ bool pool_core::serve_once(std::optional<clock::duration> most) {
   const std::size_t before = workers_.size();
   std::erase_if(workers_, [](const auto& w) { return w->reaped(); });
   if (workers_.size() != before) publish_pids();
+  send_nested_results();
   const clock::time_point end = clock::now();
   take_stop_requests(end);
   enforce_timers(end);

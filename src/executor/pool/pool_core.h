@@ -104,8 +104,22 @@ class pool_core final : public local_pool {
   using clock = std::chrono::steady_clock;
 
   // Queues an admitted task.
+  // `parent`: for a nested task, the task that submitted it.
   std::shared_ptr<future_state> enqueue(std::string body, fd_list attachments, const task_settings& settings,
-                                        std::uint32_t items = 1, std::uint64_t origin_id = 0);
+                                        std::uint32_t items = 1, std::uint64_t origin_id = 0,
+                                        std::uint64_t parent = 0);
+  // Tasks that submit tasks (worker/task_server.h): queues what a worker's
+  // submit message carries, its result to go back to that worker.
+  void enqueue_nested(worker_slot& w, message& m);
+  // Sends the results of nested tasks finished since the last pass.
+  void send_nested_results();
+  // Sends each worker whose innermost task waits for nested tasks one of
+  // that task's children, if one is queued.
+  struct dispatch_pass;
+  void help_waiting_workers(dispatch_pass& pass);
+  // Fails the queued children of task `parent`, which ended.
+  void cancel_children(std::uint64_t parent);
+  void requeue_one(pool_task t);
   // The events of a task a worker holds (task_events.h).
   void tell(task_event::kind what, const worker_slot& w, const pool_task& t, std::uint32_t items_threw = 0,
             std::string_view error = {}) const;
@@ -188,6 +202,14 @@ class pool_core final : public local_pool {
   // wake-up it steers.
   std::atomic<std::size_t> max_workers_;
   std::vector<int> pids_ ABSL_GUARDED_BY(intake_.mu);
+  // Nested tasks finished, whose results go to the workers that submitted
+  // them (by pid, as a worker may be gone by then).
+  struct nested_reply {
+    pid_t worker;
+    std::uint64_t id;  // the worker's number for it
+    std::shared_ptr<future_state> state;
+  };
+  std::vector<nested_reply> replies_ ABSL_GUARDED_BY(intake_.mu);
 
   unique_fd wake_fd_;  // the eventfd that wakes the manager; closed after shutdown joined it
   // The stop target of every task's future (future::cancel(grace)); closed

@@ -114,6 +114,7 @@ std::optional<pool_task> worker_slot::send_task(pool_task t, std::uint8_t flags)
   if (in_flight_.empty()) {
     since_ = clock::now();
     t.running_since = since_;
+    running_ = 1;
   }
   if (phase_ == phase::idle) phase_ = phase::busy;
   ++tasks_sent_;
@@ -135,6 +136,7 @@ std::vector<pool_task> worker_slot::flush() {
       in_flight_.pop_back();
     }
     tasks_sent_ -= lost;
+    running_ = std::min(running_, in_flight_.size());
     close_channel();
     end(end_cause::channel_lost);
   }
@@ -157,7 +159,7 @@ std::size_t worker_slot::pipeline_depth(clock::time_point now) const {
 
 std::size_t worker_slot::queued_bytes() const {
   std::size_t n = 0;
-  for (std::size_t i = 1; i < in_flight_.size(); ++i) n += in_flight_[i].body.size();
+  for (std::size_t i = std::max<std::size_t>(running_, 1); i < in_flight_.size(); ++i) n += in_flight_[i].body.size();
   return n;
 }
 
@@ -210,21 +212,53 @@ void worker_slot::became_ready(clock::time_point now) {
   since_ = now;
 }
 
-pool_task worker_slot::finish_front(clock::time_point now) {
-  pool_task done = std::move(in_flight_.front());
-  in_flight_.pop_front();
+pool_task worker_slot::finish(std::uint64_t id, clock::time_point now) {
+  if (running_ == 0 || in_flight_[running_ - 1].id != id)
+    throw protocol_error("a result for a task the worker was not running");
+  const auto at = in_flight_.begin() + static_cast<std::ptrdiff_t>(running_ - 1);
+  pool_task done = std::move(*at);
+  in_flight_.erase(at);
+  --running_;
   // A moving average over about eight tasks: one slow task shrinks the
   // pipeline at once, a run of short ones deepens it.
   const clock::duration ran = now - done.running_since;
   typical_run_ = typical_run_ <= clock::duration::zero() ? ran : std::max(ran, (typical_run_ * 7 + ran) / 8);
-  if (!in_flight_.empty()) {  // started
-    in_flight_.front().body = std::string();
-    in_flight_.front().running_since = now;
-  }
   ++tasks_done_;
+  if (running_ != 0) return done;  // back to the task below, which waits
+  if (!in_flight_.empty()) {  // started
+    in_flight_.front().forget_message();
+    in_flight_.front().running_since = now;
+    running_ = 1;
+  }
   since_ = now;  // the next task starts now, or idleness does
   if (phase_ == phase::busy && in_flight_.empty()) phase_ = phase::idle;
   return done;
+}
+
+pool_task& worker_slot::began(std::uint64_t id, clock::time_point now) {
+  // (Before it says its task waits, a worker may run what was already sent.)
+  if (running_ == 0 || running_ >= in_flight_.size() || in_flight_[running_].id != id)
+    throw protocol_error("a worker began a task out of turn");
+  pool_task& t = in_flight_[running_++];
+  t.forget_message();
+  t.running_since = now;
+  return t;
+}
+
+void worker_slot::set_waiting(std::uint64_t id, bool waiting) {
+  pool_task* t = innermost();
+  if (t == nullptr || t->id != id) throw protocol_error("a waiting or resumed message for a task not innermost");
+  t->waiting = waiting;
+}
+
+void worker_slot::send_nested_result(std::uint64_t id, std::string_view body) {
+  if (!channel_.is_open()) return;
+  try {
+    channel_.send({protocol::kind::nested_result, id, body});
+  } catch (const protocol_error&) {
+    close_channel();
+    end(end_cause::channel_lost);
+  }
 }
 
 void worker_slot::read(const message_handler& on_message) {
@@ -270,12 +304,12 @@ exit_facts worker_slot::reap(const message_handler& on_message) {
                    why == end_cause::killed_for_timeout,
                    why == end_cause::killed_for_shutdown,
                    why == end_cause::killed_for_cancel
-                       ? std::optional<std::chrono::milliseconds>(in_flight_.empty() ? std::chrono::milliseconds(0)
-                                                                                      : in_flight_.front().stop_grace)
+                       ? std::optional<std::chrono::milliseconds>(innermost() == nullptr ? std::chrono::milliseconds(0)
+                                                                                          : innermost()->stop_grace)
                        : std::nullopt,
                    failure_,
                    start_failure_,
-                   in_flight_.empty() ? std::nullopt : in_flight_.front().timeout};
+                   innermost() == nullptr ? std::nullopt : innermost()->timeout};
   // What it wrote as it died; a worker that exited or was killed wrote nothing.
   if (WIFSIGNALED(status) && !in_flight_.empty())
     facts.crash = parse_crash_record(read_crash_pipe(crash_pipe_.get()));

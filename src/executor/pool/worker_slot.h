@@ -54,6 +54,12 @@ struct pool_task : task_record {
   // run from then (or from its start, if later) before its worker is killed.
   std::optional<std::chrono::steady_clock::time_point> stop_asked{};
   std::chrono::milliseconds stop_grace{0};
+  // A nested task's: the task (of this pool) that submitted it; 0 for one
+  // submitted from outside the workers.
+  std::uint64_t parent = 0;
+  // Running, it waits for a nested task (its worker said so): its worker
+  // may be sent its children.
+  bool waiting = false;
 
   std::uint64_t shown_id() const { return origin_id != 0 ? origin_id : id; }
 
@@ -130,10 +136,23 @@ class worker_slot {
   bool stopped_by_shutdown() const { return cause() == end_cause::killed_for_shutdown; }
   std::size_t tasks_sent() const { return tasks_sent_; }
 
-  // Sent and not answered, in order: the front one is running, the others
-  // wait in the socket (pool_core::dispatch pipelines).
+  // Sent and not answered, in order: the first running() of them run,
+  // the others wait in the socket (pool_core::dispatch pipelines). Running
+  // tasks are a stack: usually one, more while tasks wait for nested tasks
+  // and the worker runs others on top of them (worker/task_server.h); the
+  // innermost is the last running one, the one whose result comes next.
   std::deque<pool_task>& in_flight() { return in_flight_; }
   const std::deque<pool_task>& in_flight() const { return in_flight_; }
+  std::size_t running() const { return running_; }
+  // The innermost running task, or null.
+  const pool_task* innermost() const { return running_ == 0 ? nullptr : &in_flight_[running_ - 1]; }
+  pool_task* innermost() { return running_ == 0 ? nullptr : &in_flight_[running_ - 1]; }
+  // The task whose children it may be sent: its innermost, while that
+  // waits and nothing else is in flight behind it; else null.
+  const pool_task* waiting_for_children() const {
+    const pool_task* t = innermost();
+    return t != nullptr && t->waiting && running_ == in_flight_.size() && ready() ? t : nullptr;
+  }
 
   // Each deadline this worker is under now, as f(deadline, time_point): the
   // one list that both enforcing timers and computing the next wake-up read.
@@ -143,11 +162,11 @@ class worker_slot {
     if (!channel_.is_open() && !reaped() && !killed_by_pool())
       f(deadline::exit_grace, closed_at_ + exit_grace);
     if (phase_ == phase::starting) f(deadline::start_timeout, since_ + start_retry::start_timeout);
-    if (phase_ == phase::busy) {
-      const auto timeout = in_flight_.front().timeout ? in_flight_.front().timeout : l.task_timeout;
-      if (timeout) f(deadline::task_timeout, since_ + *timeout);
-      const pool_task& front = in_flight_.front();
-      if (front.stop_asked) f(deadline::stop_grace, std::max(since_, *front.stop_asked) + front.stop_grace);
+    for (std::size_t i = 0; phase_ == phase::busy && i < running_; ++i) {
+      const pool_task& t = in_flight_[i];
+      const auto timeout = t.timeout ? t.timeout : l.task_timeout;
+      if (timeout) f(deadline::task_timeout, t.running_since + *timeout);
+      if (t.stop_asked) f(deadline::stop_grace, std::max(t.running_since, *t.stop_asked) + t.stop_grace);
     }
     if (phase_ == phase::idle) f(deadline::idle_timeout, since_ + l.idle_timeout);
   }
@@ -214,8 +233,20 @@ class worker_slot {
   // The state machine's transitions on what the worker said.
   void became_ready(clock::time_point now);
   void start_failed(std::string what) { start_failure_ = std::move(what); }
-  // The front task finished: it leaves in_flight, the next one (if any) runs.
-  pool_task finish_front(clock::time_point now);
+  // The innermost running task finished: it leaves in_flight; if it was
+  // the only one running, the next (if any) runs. Throws protocol_error
+  // when `id` is not the innermost running task.
+  pool_task finish(std::uint64_t id, clock::time_point now);
+  // The worker began task `id` on top of one that waits (its began
+  // message); throws protocol_error unless `id` is the next in flight.
+  pool_task& began(std::uint64_t id, clock::time_point now);
+  // Its innermost task, `id`, waits for a nested task, or no longer does;
+  // throws protocol_error when `id` is not its innermost.
+  void set_waiting(std::uint64_t id, bool waiting);
+  // Sends a nested task's result to the task that submitted it (`id`: the
+  // worker's number for it); a write that fails closes the channel, as
+  // send_task's.
+  void send_nested_result(std::uint64_t id, std::string_view body);
   // It will exit by itself (over its memory limit): it reads nothing more.
   void exiting_by_itself() { end(end_cause::exits_by_itself); }
 
@@ -240,6 +271,7 @@ class worker_slot {
   phase phase_ = phase::starting;
   end_cause cause_ = end_cause::retired;  // meaningful once ending
   std::deque<pool_task> in_flight_;
+  std::size_t running_ = 0;  // how many of in_flight_, from its front, run
   clock::duration typical_run_{};     // of its recent tasks (a moving average); 0: none yet
   clock::time_point since_ = clock::now();  // of the current phase, or of the front task
   std::size_t tasks_sent_ = 0;

@@ -5,6 +5,8 @@
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "serialize/code/payload_code.h"
@@ -26,6 +28,55 @@ header read_header(const char* bytes, std::uint64_t max_body) {
     throw protocol_error("message passes " + std::to_string(h.attachments) +
                          " descriptors, more than the maximum of " + std::to_string(max_attachments));
   return h;
+}
+
+// --- submit -----------------------------------------------------------------
+
+namespace {
+
+template <class T>
+void put(std::string& out, T v) {
+  char bytes[sizeof v];
+  std::memcpy(bytes, &v, sizeof v);
+  out.append(bytes, sizeof v);
+}
+
+template <class T>
+T take(std::string_view& in) {
+  if (in.size() < sizeof(T)) throw protocol_error("a submit message too short for its settings");
+  T v;
+  std::memcpy(&v, in.data(), sizeof v);
+  in.remove_prefix(sizeof v);
+  return v;
+}
+
+}  // namespace
+
+std::string encode_submit(const task_settings& settings, std::string_view task_body) {
+  std::string out;
+  out.reserve(17 + settings.name.size() + task_body.size());
+  put<std::int32_t>(out, settings.priority);
+  put<std::uint8_t>(out, settings.timeout ? 1 : 0);
+  put<std::uint64_t>(out, settings.timeout ? static_cast<std::uint64_t>(std::max<std::int64_t>(settings.timeout->count(), 0)) : 0);
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(settings.name.size()));
+  out.append(settings.name);
+  out.append(task_body);
+  return out;
+}
+
+decoded_submit decode_submit(std::string_view body) {
+  decoded_submit d;
+  d.priority = take<std::int32_t>(body);
+  const auto has_timeout = take<std::uint8_t>(body);
+  const auto timeout = take<std::uint64_t>(body);
+  if (has_timeout > 1) throw protocol_error("a submit message whose timeout flag is neither 0 nor 1");
+  if (has_timeout == 1)
+    d.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::min<std::uint64_t>(timeout, INT64_MAX)));
+  const auto name_size = take<std::uint32_t>(body);
+  if (name_size > body.size()) throw protocol_error("a submit message too short for its task's name");
+  d.name = std::string(body.substr(0, name_size));
+  d.body = std::string(body.substr(name_size));
+  return d;
 }
 
 // --- hello ----------------------------------------------------------------

@@ -19,6 +19,7 @@
 #ifndef FERRY_SRC_EXECUTOR_WIRE_PROTOCOL_H_
 #define FERRY_SRC_EXECUTOR_WIRE_PROTOCOL_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -60,6 +61,12 @@ enum class kind : std::uint8_t {
   result = 4,        // worker -> pool: the task's result items
   exit = 5,          // pool -> worker: finish and exit; empty
   start_failed = 6,  // worker -> pool: why it cannot start (raw text)
+  // Tasks that submit tasks (ferry::this_task::pool()):
+  submit = 7,         // worker -> pool: a nested task (encode_submit); id: the worker's number for it
+  nested_result = 8,  // pool -> worker: a nested task's result (as a result's body); id: the worker's number
+  waiting = 9,        // worker -> pool: task `id`, its innermost, waits for a nested task; empty
+  resumed = 10,       // worker -> pool: task `id` waits no more; empty
+  began = 11,         // worker -> pool: it starts task `id` while the task below it waits; empty
 };
 
 inline constexpr std::uint8_t flag_shared_memory = 1;
@@ -195,6 +202,22 @@ struct task_head {
 // function, and ferry::format_error for a count larger than the arguments'
 // bytes could hold.
 task_head read_task(input_archive& ar);
+
+// --- submit -----------------------------------------------------------------
+// A nested task, from a worker: i32 priority, u8 whether a timeout follows,
+// u64 timeout in milliseconds, u32 name length and the name, then a task's
+// body (as above; its shared buffers written as bytes).
+
+std::string encode_submit(const task_settings& settings, std::string_view task_body);
+
+struct decoded_submit {
+  std::optional<std::chrono::milliseconds> timeout;
+  std::string name;
+  int priority = 0;
+  std::string body;  // the task's
+};
+// Throws protocol_error for a body too short for its settings.
+decoded_submit decode_submit(std::string_view body);
 
 // --- exception records ------------------------------------------------------
 // u8 exception_kind, the type name and what() as strings; for kind

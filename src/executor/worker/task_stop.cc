@@ -48,6 +48,7 @@ task_stop::~task_stop() {
 void task_stop::begin(std::uint64_t id) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   std::optional<mutex_lock> lock;
   if (watched_.load(std::memory_order_relaxed)) lock.emplace(mu_);
+  if (current_ != 0) below_.push_back({current_, requested_.load(std::memory_order_relaxed), std::move(source_)});
   current_ = id;
   source_.reset();
   bool asked = false;
@@ -66,6 +67,22 @@ void task_stop::end() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   current_ = 0;
   source_.reset();
   requested_.store(false, std::memory_order_relaxed);
+  if (below_.empty()) return;
+  set_aside outer = std::move(below_.back());
+  below_.pop_back();
+  current_ = outer.id;
+  source_ = std::move(outer.source);
+  // Asked while it was set aside: the request was kept as an early one.
+  const auto early = std::find(early_.begin(), early_.end(), outer.id);
+  const bool asked = outer.requested || early != early_.end();
+  if (early != early_.end()) early_.erase(early);
+  requested_.store(asked, std::memory_order_relaxed);
+  if (asked && source_ && !source_->stop_requested()) {
+    std::stop_source to_stop = *source_;
+    lock.reset();
+    to_stop.request_stop();
+  }
+  next_drain_ = {};
 }
 
 std::optional<std::stop_source> task_stop::drain() {

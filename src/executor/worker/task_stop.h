@@ -41,9 +41,12 @@ class task_stop {
   task_stop& operator=(const task_stop&) = delete;
 
   // The task `id` starts on this thread; it is stopped at once if it was
-  // asked before it began (its request is read with the next ones).
+  // asked before it began (its request is read with the next ones). A task
+  // may begin while another waits for it (task_server.h): the one below is
+  // set aside until this one ends.
   void begin(std::uint64_t id);
-  // The running task has ended.
+  // The running task has ended; the one it was started on top of, if any,
+  // runs again (asked to stop if it was meanwhile).
   void end();
 
   bool stop_requested();
@@ -65,6 +68,13 @@ class task_stop {
   std::uint64_t current_ ABSL_GUARDED_BY(mu_) = 0;  // 0: none running
   std::optional<std::stop_source> source_ ABSL_GUARDED_BY(mu_);  // made when a task asks for a token
   std::vector<std::uint64_t> early_ ABSL_GUARDED_BY(mu_);  // asked before they began (a few at most)
+  // Tasks set aside by a task begun on top of them, innermost last.
+  struct set_aside {
+    std::uint64_t id;
+    bool requested;
+    std::optional<std::stop_source> source;
+  };
+  std::vector<set_aside> below_ ABSL_GUARDED_BY(mu_);
   unique_fd quit_;       // an eventfd that ends the watcher
   std::thread watcher_;  // started by the first token()
 };

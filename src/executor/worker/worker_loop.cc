@@ -20,13 +20,11 @@
 
 #include "executor/pool/crash_report.h"
 #include "executor/worker/inner_threads.h"
-#include "executor/worker/memory_watch.h"
+#include "executor/worker/task_server.h"
 #include "executor/wire/connection.h"
 #include "executor/pool/process_linux.h"
 #include "executor/wire/protocol.h"
-#include "executor/worker/run_task.h"
 #include "executor/worker/task_stop.h"
-#include "executor/pool/spin_policy.h"
 #include <serialize/module_policy.h>
 #include "executor/wire/task_exception.h"
 
@@ -36,25 +34,6 @@ namespace {
 std::atomic<bool> worker_process{false};
 // This thread is a worker of its own process's pool (start_method::in_process).
 thread_local bool worker_thread = false;
-
-// The next message, polled for within the spin budget first: nullopt at a
-// clean end of stream.
-std::optional<message> next_message(connection& pool, spin_policy& spin) {
-  const spin_policy::clock::time_point start = spin_policy::clock::now();
-  std::optional<message> m;
-  if (const spin_policy::clock::duration budget = spin.budget(); budget > budget.zero()) {
-    const spin_policy::clock::time_point until = start + budget;
-    for (;;) {
-      if ((m = pool.next())) break;
-      if (pool.fill(true) == message_reader::fill_result::end) return std::nullopt;
-      if (spin_policy::clock::now() >= until) break;
-      ::sched_yield();
-    }
-  }
-  if (!m) m = pool.read_blocking();
-  spin.waited(spin_policy::clock::now() - start);
-  return m;
-}
 
 // What the hello set for the tasks to come.
 struct served_config {
@@ -121,65 +100,6 @@ void keep_freed_blocks(std::uint64_t memory_limit) {
   ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
-// Runs one task message into its result's body, the buffers it passes in
-// `passed`.
-std::string run_one(const message& m, memory_watch& watch, fd_list& passed) {
-  watch.task_started();
-  const bool pass_buffers = (m.header.flags & protocol::flag_pass_buffers) != 0;
-  std::string result = run_task(m.body->view(), m.body->attachments(), pass_buffers ? &passed : nullptr);
-  watch.task_finished();
-  if (passed.size() > protocol::max_attachments) {
-    passed.clear();
-    result = protocol::encode_whole_failure(
-        {protocol::exception_kind::serialization, "ferry::error",
-         "ferry: the task's result passes more than " + std::to_string(protocol::max_attachments) +
-             " ferry::shared_buffer values; return fewer, or one larger buffer",
-         serialization_error::phase::saving_result});
-  }
-  // What the task printed goes out before its result, so that the pool
-  // reads it as the task's.
-  std::fflush(stdout);
-  std::fflush(stderr);
-  return result;
-}
-
-// Says ready, then runs tasks until told to exit, the pool is gone, or the
-// worker is over its memory limit.
-int serve_tasks(connection& pool, served_config& config) {
-  memory_watch watch(config.memory_limit);
-  task_stop stop(std::move(config.stop_pipe));
-  set_thread_task_stop(&stop);
-  struct unset {
-    ~unset() { set_thread_task_stop(nullptr); }
-  } unset_at_return;
-  try {
-    pool.send({protocol::kind::ready});
-    spin_policy waiting(config.spin);
-    for (;;) {
-      std::optional<message> m = next_message(pool, waiting);
-      if (!m || m->header.type == protocol::kind::exit) return protocol::served_status;
-      if (m->header.type != protocol::kind::task) return protocol::protocol_error_status;
-      const std::uint64_t id = m->header.id;
-      fd_list passed;
-      stop.begin(id);
-      const std::string result = run_one(*m, watch, passed);
-      stop.end();
-      m.reset();  // unmap the arguments before the result is written
-      const bool retiring = config.memory_limit != 0 && resident_bytes() > config.memory_limit;
-      pool.send({protocol::kind::result, id, result, retiring ? protocol::flag_retiring : std::uint8_t{0},
-                 passed.view()});
-      if (retiring) return protocol::served_status;
-    }
-  } catch (const protocol_error& e) {
-    std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());
-    return protocol::protocol_error_status;
-  } catch (const authentication_failure& e) {
-    // Not a task to fail: the pool's side of the socket is not the pool.
-    std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());
-    return protocol::authentication_status;
-  }
-}
-
 }  // namespace
 
 int worker_loop(int fd, worker_home home) {
@@ -190,7 +110,9 @@ int worker_loop(int fd, worker_home home) {
   if (const int* status = std::get_if<int>(&greeting)) return *status;
   served_config& config = std::get<served_config>(greeting);
   if (home == worker_home::own_process) keep_freed_blocks(config.memory_limit);
-  return serve_tasks(pool, config);
+  task_stop stop(std::move(config.stop_pipe));
+  task_server server(pool, {config.memory_limit, config.spin}, stop);
+  return server.serve();
 }
 
 void serve(int fd, int crash_fd) {
