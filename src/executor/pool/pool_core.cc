@@ -478,16 +478,18 @@ void pool_core::enqueue_nested(worker_slot& w, message& m) {
     {
       mutex_lock lock(intake_.mu);
       replies_.push_back({worker, id, std::move(done)});
+      has_replies_.store(true, std::memory_order_release);
     }
     wake();
   });
 }
 
 void pool_core::send_nested_results() {
+  if (!has_replies_.load(std::memory_order_acquire)) return;
   std::vector<nested_reply> replies;
   {
     mutex_lock lock(intake_.mu);
-    if (replies_.empty()) return;
+    has_replies_.store(false, std::memory_order_relaxed);
     replies.swap(replies_);
   }
   for (const nested_reply& r : replies) {

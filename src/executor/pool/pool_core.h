@@ -210,6 +210,9 @@ class pool_core final : public local_pool {
     std::shared_ptr<future_state> state;
   };
   std::vector<nested_reply> replies_ ABSL_GUARDED_BY(intake_.mu);
+  // Whether replies_ may hold any: the manager's pass takes no lock for
+  // them in a pool whose tasks submit none.
+  std::atomic<bool> has_replies_{false};
 
   unique_fd wake_fd_;  // the eventfd that wakes the manager; closed after shutdown joined it
   // The stop target of every task's future (future::cancel(grace)); closed
