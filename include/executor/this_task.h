@@ -7,7 +7,9 @@
 //     for (int i = 0; i < n && !ferry::this_task::stop_requested(); ++i) step(i);
 //   }, 1000000);
 //
-// or by registering a std::stop_callback on get_stop_token().
+// or by registering a std::stop_callback on get_stop_token(). A task
+// submits tasks to its own pool through this_task::pool()
+// (executor/nested_pool.h).
 #ifndef FERRY_EXECUTOR_THIS_TASK_H_
 #define FERRY_EXECUTOR_THIS_TASK_H_
 
