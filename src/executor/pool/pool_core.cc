@@ -268,6 +268,7 @@ void pool_core::start_worker() {
 // Tasks a worker was sent but never started go back to the queue, each
 // ahead of those of its priority, in their order.
 void pool_core::requeue_one(pool_task t) {
+  ++nested_queued_;
   mutex_lock lock(intake_.mu);
   intake_.put_back(std::move(t));
 }
@@ -290,6 +291,7 @@ void pool_core::cancel_children(std::uint64_t parent) {
 
 void pool_core::requeue(std::deque<pool_task>& tasks) {
   if (tasks.empty()) return;
+  ++nested_queued_;
   mutex_lock lock(intake_.mu);
   for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) intake_.put_back(std::move(*it));
   tasks.clear();
@@ -316,7 +318,10 @@ void pool_core::dispatch() {
       lock.unlock();
       std::optional<pool_task> back = send_to(*where.worker, std::move(t), pass);
       lock.lock();
-      if (back) intake_.put_back(std::move(*back));  // for another worker
+      if (back) {
+        ++nested_queued_;
+        intake_.put_back(std::move(*back));  // for another worker
+      }
     }
   }
   bool lost = false;
@@ -464,6 +469,7 @@ void pool_core::enqueue_nested(worker_slot& w, message& m) {
   } else {
     try {
       state = enqueue(std::move(task.body), {}, settings, 1, 0, parent->id);
+      ++nested_queued_;
     } catch (const pool_shutdown_error&) {
       state = failed_state(std::current_exception());
     }
@@ -506,9 +512,10 @@ void pool_core::send_nested_results() {
 
 void pool_core::help_waiting_workers(dispatch_pass& pass) {
   for (auto& w : workers_) {
-    const pool_task* waiting = w->waiting_for_children();
-    if (waiting == nullptr) continue;
-    const std::uint64_t parent = waiting->id;
+    if (w->waiting_for_children() == nullptr) continue;
+    pool_task& waiting = *w->innermost();
+    if (waiting.no_child_at == nested_queued_) continue;  // none came since it looked
+    const std::uint64_t parent = waiting.id;
     std::optional<pool_task> child;
     {
       mutex_lock lock(intake_.mu);
@@ -525,7 +532,10 @@ void pool_core::help_waiting_workers(dispatch_pass& pass) {
         break;
       }
     }
-    if (!child) continue;
+    if (!child) {
+      waiting.no_child_at = nested_queued_;
+      continue;
+    }
     std::optional<pool_task> back = send_to(*w, std::move(*child), pass);
     if (back) requeue_one(std::move(*back));
   }

@@ -220,6 +220,10 @@ class pool_core final : public local_pool {
   const std::shared_ptr<stop_inbox> stops_ = std::make_shared<stop_inbox>([this] { wake(); });
   // The manager's alone.
   std::vector<std::unique_ptr<worker_slot>> workers_;
+  // Counts the nested tasks queued (and tasks given back to the queue),
+  // so that a waiting worker's search for a child of its task runs again
+  // only when one may have come.
+  std::uint64_t nested_queued_ = 1;
   start_retry retry_;
   std::vector<pollfd> fds_;  // of the current pass
   // The manager's polling before it sleeps (pool_options::spin, at most 1 s).

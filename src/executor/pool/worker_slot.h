@@ -60,6 +60,9 @@ struct pool_task : task_record {
   // Running, it waits for a nested task (its worker said so): its worker
   // may be sent its children.
   bool waiting = false;
+  // Waiting: no child of it was queued when the pool's count of nested
+  // tasks queued (pool_core::nested_queued_) was this; 0: not looked yet.
+  std::uint64_t no_child_at = 0;
 
   std::uint64_t shown_id() const { return origin_id != 0 ? origin_id : id; }
 
