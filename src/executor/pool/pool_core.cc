@@ -267,12 +267,6 @@ void pool_core::start_worker() {
 
 // Tasks a worker was sent but never started go back to the queue, each
 // ahead of those of its priority, in their order.
-void pool_core::requeue_one(pool_task t) {
-  ++nested_queued_;
-  mutex_lock lock(intake_.mu);
-  intake_.put_back(std::move(t));
-}
-
 void pool_core::cancel_children(std::uint64_t parent) {
   std::deque<pool_task> orphans;
   {
@@ -537,7 +531,11 @@ void pool_core::help_waiting_workers(dispatch_pass& pass) {
       continue;
     }
     std::optional<pool_task> back = send_to(*w, std::move(*child), pass);
-    if (back) requeue_one(std::move(*back));
+    if (back) {
+      std::deque<pool_task> one;
+      one.push_back(std::move(*back));
+      requeue(one);
+    }
   }
 }
 

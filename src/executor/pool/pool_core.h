@@ -119,7 +119,6 @@ class pool_core final : public local_pool {
   void help_waiting_workers(dispatch_pass& pass);
   // Fails the queued children of task `parent`, which ended.
   void cancel_children(std::uint64_t parent);
-  void requeue_one(pool_task t);
   // The events of a task a worker holds (task_events.h).
   void tell(task_event::kind what, const worker_slot& w, const pool_task& t, std::uint32_t items_threw = 0,
             std::string_view error = {}) const;
