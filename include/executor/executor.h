@@ -7,6 +7,7 @@
 #ifndef FERRY_EXECUTOR_EXECUTOR_H_
 #define FERRY_EXECUTOR_EXECUTOR_H_
 
+#include "executor/actor.h"
 #include "executor/compose.h"
 #include "executor/cpu_count.h"
 #include "executor/errors.h"

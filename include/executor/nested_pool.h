@@ -53,6 +53,9 @@ class FERRY_EXECUTOR_EXPORT nested_pool : public detail::pool_front {
   friend nested_pool this_task::pool();
   explicit nested_pool(std::shared_ptr<detail::task_queue> queue);
   using pool_front::shutdown;
+  // Actors are made and called from outside the workers: a task's own
+  // submissions do not carry an actor's route (docs/api/executor.md).
+  using pool_front::make_actor;
 };
 
 }  // namespace ferry

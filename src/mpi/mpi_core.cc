@@ -133,7 +133,9 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   intake_.submit(observer(), count, settings.name, [&](std::uint64_t id) {
     state->set_stop_target(stops_, id);
     return mpi_core::task{
-        {id, std::move(e.body), state, settings.timeout, count, std::string(settings.name), settings.priority},
+        {id, std::move(e.body), state, settings.timeout, count, std::string(settings.name),
+         settings.actor.what == actor_route::part::none ? settings.priority : 0,  // an actor's keep their order
+         settings.actor},
         std::move(e.modules)};
   });
   submits_.fetch_add(1);
@@ -237,8 +239,22 @@ void mpi_core::update_windows(std::chrono::steady_clock::time_point now) {
   }
 }
 
-mpi_core::agent* mpi_core::agent_for(const task& t) {
+mpi_core::agent* mpi_core::agent_for(const task& t, std::exception_ptr& refused) {
+  if (t.actor.what == actor_route::part::call || t.actor.what == actor_route::part::drop) {
+    const auto bound = actor_agents_.find(t.actor.id);
+    if (bound == actor_agents_.end()) {
+      refused = std::make_exception_ptr(
+          error("ferry: the actor was never made: its constructor call failed before it reached the pool"));
+      return nullptr;
+    }
+    agent& a = agents_[bound->second];
+    if (a.lost)
+      refused = std::make_exception_ptr(
+          worker_died_error(0, "held the actor, which was lost with its MPI agent on host " + a.host));
+    return a.lost ? nullptr : &a;
+  }
   const std::optional<std::size_t> best = rooms_.choose(t.body.size() <= mpi::batch_body_limit);
+  if (best && t.actor.what == actor_route::part::make) actor_agents_[t.actor.id] = *best;
   return best ? &agents_[*best] : nullptr;
 }
 
@@ -301,6 +317,7 @@ void mpi_core::run() {
   for (;;) {
     const std::uint64_t submits_seen = submits_.load();
     plan = take_tasks();
+    for (auto& [t, why] : plan.refused) t.state->fail(why);
     send_tasks(plan.to_send);
     send_stop_requests();
     const auto [did_read, sending] = read_answers();
@@ -347,10 +364,16 @@ mpi_core::turn_plan mpi_core::take_tasks() {
                  [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(intake_.mu) { return !intake_.pending.empty() || intake_.closed(); });
   plan.kill = intake_.kill_running();
   while (!plan.kill && !intake_.pending.empty()) {
-    agent* best = agent_for(intake_.pending.front());
-    if (best == nullptr) break;
+    std::exception_ptr refused;
+    agent* best = agent_for(intake_.pending.front(), refused);
+    if (best == nullptr && !refused) break;
     task t = std::move(intake_.pending.front());
     intake_.pending.pop_front();
+    if (t.actor.what == actor_route::part::drop) actor_agents_.erase(t.actor.id);
+    if (refused) {
+      plan.refused.emplace_back(std::move(t), std::move(refused));
+      continue;
+    }
     if (!t.state->start()) continue;  // cancelled meanwhile
     best->in_flight.emplace(
         t.id, task_record{.id = t.id, .state = t.state, .timeout = t.timeout, .items = t.items, .name = t.name,

@@ -86,8 +86,11 @@ class mpi_core final : public task_queue {
   // Samples each agent's answer rate and sets its window from it.
   void update_windows(std::chrono::steady_clock::time_point now);
 
-  // The agent with the most room for t, or null when none has room.
-  agent* agent_for(const task& t);
+  // The agent with the most room for t, or null when none has room; for an
+  // actor's call or drop, its actor's agent, whatever its room. An actor's
+  // task that cannot run (its agent was lost, or it was never made) gets
+  // its error in `refused` instead.
+  agent* agent_for(const task& t, std::exception_ptr& refused);
   std::size_t index_of(const agent& a) const { return static_cast<std::size_t>(&a - agents_.data()); }
 
   // Sends agent a the modules of t it was not sent yet (ship_modules).
@@ -102,6 +105,7 @@ class mpi_core final : public task_queue {
   // whether shutdown said kill_running, whether the loop is done.
   struct turn_plan {
     std::vector<std::pair<agent*, task>> to_send;
+    std::vector<std::pair<task, std::exception_ptr>> refused;  // failed once the lock is let go
     bool kill = false;
     bool finished = false;
   };
@@ -138,6 +142,10 @@ class mpi_core final : public task_queue {
   std::vector<agent> agents_;  // the manager's, once the constructor is done
   mpi::agent_rooms rooms_{0};  // of agents_, by index
   std::vector<std::size_t> agent_of_rank_;  // index in agents_, or agents_.size()
+  // Where each actor lives (executor/actor.h): the agent its constructor
+  // call went to, by index; its calls go there, whatever its room. The
+  // manager's; an actor leaves once its drop is sent.
+  std::unordered_map<std::uint64_t, std::size_t> actor_agents_;
   std::size_t max_workers_ = 0;
   // The module messages sent to some agents and not yet to all (the manager's).
   std::unordered_map<std::string, std::shared_ptr<const message_body>> module_messages_;

@@ -170,7 +170,8 @@ std::string settings_prefix(const task_settings& s) {
   std::string out;
   output_archive ar(out);
   ar(s.timeout.has_value(), static_cast<std::int64_t>(s.timeout ? s.timeout->count() : 0),
-     static_cast<std::int32_t>(s.priority), static_cast<std::uint64_t>(s.name.size()));
+     static_cast<std::int32_t>(s.priority), static_cast<std::uint8_t>(s.actor.what), s.actor.id,
+     static_cast<std::uint32_t>(s.actor.max_restarts), static_cast<std::uint64_t>(s.name.size()));
   ar.saveBinary(s.name.data(), s.name.size());
   return out;
 }
@@ -180,11 +181,17 @@ settled_body split_settings(std::string_view bytes) {
   bool has_timeout = false;
   std::int64_t ms = 0;
   std::int32_t priority = 0;
-  ar(has_timeout, ms, priority);
+  std::uint8_t actor_part = 0;
+  std::uint64_t actor = 0;
+  std::uint32_t restarts = 0;
+  ar(has_timeout, ms, priority, actor_part, actor, restarts);
+  if (actor_part > static_cast<std::uint8_t>(actor_route::part::drop))
+    throw format_error(ar.offset(), "a task's settings name an unknown part of an actor");
   const std::uint64_t name_length = ar.load_count();  // checked against the bytes left
   settled_body out;
   if (has_timeout) out.settings.timeout = std::chrono::milliseconds(ms);
   out.settings.priority = priority;
+  out.settings.actor = {actor, static_cast<actor_route::part>(actor_part), restarts};
   out.settings.name = bytes.substr(ar.offset(), name_length);
   ar.skip(name_length);
   out.body = bytes.substr(ar.offset());

@@ -69,8 +69,10 @@ inline constexpr std::size_t batch_body_limit = 16 * 1024;
 // task_with_settings: what rank 0 knows of a task that its host needs,
 // before the task's body (task_settings, executor/internal/submit.h): its
 // own timeout (enforced there), its priority (among the tasks queued
-// there) and its name (shown in its workers' output prefixes with rank 0's
-// number for it, the message's id).
+// there), the actor it belongs to (its part and id, and a make's restarts:
+// the host's pool binds the actor to one of its workers) and its name
+// (shown in its workers' output prefixes with rank 0's number for it, the
+// message's id). Throws ferry::format_error for an unknown actor part too.
 // The bytes that go before the task's body (a piece of their own when the
 // body is large: mpi::channel::send with a head).
 std::string settings_prefix(const task_settings& settings);

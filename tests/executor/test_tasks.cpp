@@ -573,4 +573,41 @@ ferry::function<std::string()> nested_from_another_thread() {
   };
 }
 
+refusing::refusing(int) { throw std::invalid_argument("refusing"); }
+
+ferry::actor<counter> make_counter(ferry::detail::pool_front& pool, int start, unsigned max_restarts) {
+  return pool.make_actor<counter>(ferry::actor_options{.max_restarts = max_restarts}, start);
+}
+
+ferry::future<int> counter_add(const ferry::actor<counter>& c, int k) {
+  return c.call([](counter& x, int by) { return x.n += by; }, k);
+}
+
+ferry::future<int> counter_slow_add(const ferry::actor<counter>& c, int ms) {
+  return c.call(
+      [](counter& x, int sleep) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(sleep));
+        return ++x.n;
+      },
+      ms);
+}
+
+ferry::future<int> counter_pid(const ferry::actor<counter>& c) {
+  return c.call([](counter&) { return static_cast<int>(::getpid()); });
+}
+
+ferry::future<void> counter_crash(const ferry::actor<counter>& c) {
+  return c.call([](counter&) { ::kill(::getpid(), SIGKILL); });
+}
+
+ferry::future<int> counter_fail(const ferry::actor<counter>& c) {
+  return c.call([](counter&) -> int { throw std::runtime_error("counter refused"); });
+}
+
+ferry::actor<refusing> make_refusing(ferry::detail::pool_front& pool) { return pool.make_actor<refusing>(7); }
+
+ferry::future<int> refusing_poke(const ferry::actor<refusing>& r) {
+  return r.call([](refusing&) { return 1; });
+}
+
 }  // namespace test_tasks

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <executor/actor.h>
+#include <executor/internal/pool_front.h>
 #include <serialize/closure.h>
 #include <serialize/function.h>
 #include <serialize/shared_buffer.h>
@@ -135,6 +137,29 @@ ferry::function<int(std::string)> nested_rethrow();
 ferry::function<long(int)> nested_sum_of_squares();
 ferry::function<int(std::string, int)> wait_on_sleeper();
 ferry::function<std::string()> nested_from_another_thread();
+
+// Actors (executor/actor.h), made and called here so that a plugin
+// worker finds their code in this library: a counter starting at `start`;
+// add(k) returns its count after adding k; pid() its worker's pid;
+// crash() kills its worker (SIGKILL); fail() throws std::runtime_error
+// "counter refused"; slow_add(ms) sleeps ms, then adds 1. A refusing
+// actor's constructor throws std::invalid_argument("refusing"). A counter
+// made with make_counter_in_main_program() has its code in the program.
+struct counter {
+  explicit counter(int start) : n(start) {}
+  int n;
+};
+struct refusing {
+  explicit refusing(int);
+};
+ferry::actor<counter> make_counter(ferry::detail::pool_front& pool, int start, unsigned max_restarts = 0);
+ferry::future<int> counter_add(const ferry::actor<counter>& c, int k);
+ferry::future<int> counter_slow_add(const ferry::actor<counter>& c, int ms);
+ferry::future<int> counter_pid(const ferry::actor<counter>& c);
+ferry::future<void> counter_crash(const ferry::actor<counter>& c);
+ferry::future<int> counter_fail(const ferry::actor<counter>& c);
+ferry::actor<refusing> make_refusing(ferry::detail::pool_front& pool);
+ferry::future<int> refusing_poke(const ferry::actor<refusing>& r);
 
 }  // namespace test_tasks
 

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "executor/actor.h"
 #include "executor/internal/config.h"
 #include "executor/future.h"
 #include "executor/internal/dependent_task.h"
@@ -30,6 +31,11 @@
 #include "serialize/function.h"
 
 namespace ferry::detail {
+
+template <class... A>
+inline constexpr bool first_is_actor_options = false;
+template <class A0, class... A>
+inline constexpr bool first_is_actor_options<A0, A...> = std::is_same_v<std::remove_cvref_t<A0>, actor_options>;
 
 class FERRY_EXECUTOR_EXPORT pool_front {
  public:
@@ -132,6 +138,34 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   template <class F, std::ranges::input_range Range>
   auto map_unordered(F&& f, Range&& inputs, const map_options& options) {
     return start_map<false>(std::forward<F>(f), std::forward<Range>(inputs), options);
+  }
+
+  // An actor (executor/actor.h): T(args...) made in one of the pool's
+  // workers, which then runs the actor's calls. Returns at once; if T's
+  // constructor throws, the actor's calls fail with that. args: as for
+  // submit (serializable, default-constructible); T itself is never
+  // serialized. Throws ferry::pool_shutdown_error after shutdown.
+  template <class T, class... Args>
+    requires(!first_is_actor_options<Args...>)
+  actor<T> make_actor(Args&&... args) {
+    return make_actor<T>(actor_options{}, std::forward<Args>(args)...);
+  }
+  template <class T, class... Args>
+  actor<T> make_actor(const actor_options& options, Args&&... args) {
+    static_assert(std::is_constructible_v<T, std::decay_t<Args>...>,
+                  "ferry: make_actor<T>(args...): T cannot be constructed from these arguments");
+    static_assert(!(is_future<std::decay_t<Args>> || ...),
+                  "ferry: make_actor takes no future as an argument; call .then() on the future and make "
+                  "the actor from there");
+    check_task_signature<void, std::decay_t<Args>...>();
+    auto handle = std::make_shared<actor_handle>(queue_, new_actor_id());
+    const function<void(std::decay_t<Args>...)> make(actor_make<T, std::decay_t<Args>...>{handle->id()});
+    auto encode = [&](output_archive& ar) { (ar(as_parameter<std::decay_t<Args>>(args)), ...); };
+    const task_settings settings{.actor = {handle->id(), actor_route::part::make, options.max_restarts}};
+    // A constructor that throws fails the actor's calls, which is where
+    // the caller looks; the make's own future is not kept.
+    submit_encoded(*queue_, make, 1, encode, settings);
+    return actor<T>(std::move(handle));
   }
 
   // Stops accepting tasks, then as `how` says (see shutdown_options). May

@@ -53,13 +53,26 @@ constexpr void check_task_signature() {
                 "default constructor, or return a struct of plain values)");
 }
 
+// Which actor a task belongs to, and as what (internal/actor_parts.h):
+// the pools send an actor's tasks to the worker its constructor call went
+// to, in the order they were submitted.
+struct actor_route {
+  enum class part : std::uint8_t { none, make, call, drop };
+  std::uint64_t id = 0;
+  part what = part::none;
+  unsigned max_restarts = 0;  // a make's: actor_options::max_restarts
+};
+
 // What the pool that runs a task needs of its task_options (retries are
 // the front's, retries.h).
 struct task_settings {
   std::optional<std::chrono::milliseconds> timeout{};  // its own; else the pool's
   std::string_view name{};                             // for the pool's events and errors
   int priority = 0;                                    // higher leaves the queue first
-  bool any() const { return timeout.has_value() || !name.empty() || priority != 0; }
+  actor_route actor{};
+  bool any() const {
+    return timeout.has_value() || !name.empty() || priority != 0 || actor.what != actor_route::part::none;
+  }
 };
 
 // The typed parts of a task: its function, and the arguments of each of its

@@ -131,6 +131,9 @@ class task_intake {
   }
 
   bool closed() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return closed_; }
+  // Whether a close cancelled what was pending (cancel_pending or
+  // kill_running): what the owner holds apart from `pending` is cancelled too.
+  bool cancelled() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return refuse_nested_; }
   bool kill_running() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return kill_running_; }
 
  private:

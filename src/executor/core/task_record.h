@@ -27,10 +27,11 @@ struct task_record {
   std::uint32_t items = 1;  // inputs: a map's chunk has several
   std::string name{};       // task_options::name
   int priority = 0;         // task_options::priority
+  actor_route actor{};      // an actor's task: which, and as what
   std::chrono::steady_clock::time_point running_since{};  // when a worker began it (an agent was sent it)
 
   // What its pool needs of its task_options (a view of this record's name).
-  task_settings settings() const { return {timeout, name, priority}; }
+  task_settings settings() const { return {timeout, name, priority, actor}; }
 
   // For its events: on `worker` (its pid; 0 on mpi_pool) and `host`
   // (mpi_pool's).

@@ -89,10 +89,14 @@ pool_core::~pool_core() {
 std::shared_ptr<future_state> pool_core::submit_task(const task_writer& task, std::uint32_t count) {
   // Shared buffers pass as descriptors to this pool's own workers; an MPI
   // agent's pool is given bodies already written.
-  auto admitted = admit(task, count, options_, false, role_.pass_buffers);
+  // An actor's constructor call that may be sent again (a restart) keeps
+  // its shared buffers in its body.
+  const task_settings settings = task.settings();
+  const bool restartable = settings.actor.what == actor_route::part::make && settings.actor.max_restarts != 0;
+  auto admitted = admit(task, count, options_, false, role_.pass_buffers && !restartable);
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&admitted)) return *failed;
   auto& encoded = std::get<protocol::encoded_task>(admitted);
-  return enqueue(std::move(encoded.body), std::move(encoded.attachments), task.settings(), count);
+  return enqueue(std::move(encoded.body), std::move(encoded.attachments), settings, count);
 }
 
 std::shared_ptr<future_state> pool_core::submit_body(std::string body, const task_settings& settings,
@@ -110,7 +114,10 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attac
   auto state = make_future_state();
   const std::size_t before = intake_.submit(observer(), items, settings.name, [&](std::uint64_t id) {
     state->set_stop_target(stops_, id);
-    pool_task t{{id, std::move(body), state, settings.timeout, items, std::string(settings.name), settings.priority},
+    // An actor's tasks keep the order they were made in: one priority.
+    const int priority = settings.actor.what == actor_route::part::none ? settings.priority : 0;
+    pool_task t{{id, std::move(body), state, settings.timeout, items, std::string(settings.name), priority,
+                 settings.actor},
                 std::move(attachments), false, origin_id};
     t.parent = parent;
     return t;
@@ -235,8 +242,11 @@ bool pool_core::any_ready_worker() const {
 }
 
 void pool_core::start_failed(const std::string& message, bool lasting) {
-  if (retry_.failed(lasting, any_ready_worker(), clock::now()) == start_retry::verdict::hopeless)
-    intake_.fail_pending(std::make_exception_ptr(worker_start_error(message)));
+  if (retry_.failed(lasting, any_ready_worker(), clock::now()) == start_retry::verdict::hopeless) {
+    const auto error = std::make_exception_ptr(worker_start_error(message));
+    intake_.fail_pending(error);
+    fail_actor_calls(error, true);
+  }
 }
 
 void pool_core::start_worker() {
@@ -294,9 +304,18 @@ void pool_core::requeue(std::deque<pool_task>& tasks) {
 void pool_core::dispatch() {
   dispatch_pass pass;
   help_waiting_workers(pass);
+  send_all_actor_calls(pass);
   {
     mutex_lock lock(intake_.mu);
     while (!intake_.pending.empty()) {
+      if (intake_.pending.front().actor.what != actor_route::part::none) {
+        pool_task t = std::move(intake_.pending.front());
+        intake_.pending.pop_front();
+        lock.unlock();
+        take_actor_task(std::move(t), pass);
+        lock.lock();
+        continue;
+      }
       const placement where = place(intake_.pending.front());
       if (where.start_worker) {
         lock.unlock();
@@ -415,6 +434,18 @@ void pool_core::on_message(worker_slot& w, message& m) {
       const bool next_starts = w.running() == 1;
       pool_task done = w.finish(m.header.id, clock::now());
       done.state->finish(std::move(m.body));
+      if (done.actor.what == actor_route::part::make) {
+        // A constructor that threw: the actor is gone, its calls fail
+        // with what it threw.
+        if (std::exception_ptr threw = done.state->error()) {
+          const auto home = actors_.find(done.actor.id);
+          if (home != actors_.end() && home->second.worker == &w) {
+            home->second.death = threw;
+            home->second.worker = nullptr;
+            w.release_actor();
+          }
+        }
+      }
       if (observer() != nullptr) {
         tell(task_event::kind::finished, w, done, items_that_threw(*done.state, done.items));
         if (next_starts && !w.in_flight().empty()) tell(task_event::kind::started, w, w.in_flight().front());
@@ -426,7 +457,7 @@ void pool_core::on_message(worker_slot& w, message& m) {
         tell_worker(observer(), worker_event::kind::recycled, w.pid(),
                     "its resident memory was over max_worker_memory after a task");
       } else if (w.state() == worker_slot::phase::idle && options_.max_tasks_per_worker != 0 &&
-                 w.tasks_done() >= options_.max_tasks_per_worker) {
+                 w.tasks_done() >= options_.max_tasks_per_worker && !w.hosts_actors()) {
         w.retire();
         tell_worker(observer(), worker_event::kind::recycled, w.pid(), "it ran max_tasks_per_worker tasks");
       }
@@ -554,6 +585,13 @@ void pool_core::on_exit(worker_slot& w) {
     for (pool_task& t : unstarted) t.state->fail(cancelled_by_shutdown());
     unstarted.clear();
   }
+  if (!actors_.empty())
+    lose_actors(w, unstarted,
+                facts.stopped_by_shutdown
+                    ? stopped_by_shutdown()
+                    : std::make_exception_ptr(worker_died_error(
+                          w.pid(), "held the actor, which was lost with it: it " + describe_status(facts.status) +
+                                       " (actor_options::max_restarts has an actor made again)")));
   requeue(unstarted);
   // The running tasks: one, or a stack of them while tasks waited for
   // nested tasks. The nested tasks they submitted that are still queued
@@ -592,7 +630,7 @@ void pool_core::enforce_timers(clock::time_point now) {
     w->each_deadline(limits_, [&](worker_slot::deadline d, clock::time_point at) {
       if (now >= at && !due) due = d;
     });
-    if (w->state() == worker_slot::phase::idle && surplus > 0) {
+    if (w->state() == worker_slot::phase::idle && surplus > 0 && !w->hosts_actors()) {
       --surplus;
       w->retire();
       continue;
@@ -635,8 +673,8 @@ std::optional<pool_core::clock::time_point> pool_core::next_timer(clock::time_po
 bool pool_core::finished_shutting_down() {
   mutex_lock lock(intake_.mu);
   if (!intake_.closed() || !intake_.pending.empty()) return false;
-  return std::none_of(workers_.begin(), workers_.end(),
-                      [](const auto& w) { return !w->in_flight().empty(); });
+  return std::none_of(workers_.begin(), workers_.end(), [](const auto& w) { return !w->in_flight().empty(); }) &&
+         std::all_of(actors_.begin(), actors_.end(), [](const auto& a) { return a.second.calls.empty(); });
 }
 
 void pool_core::stop_all_workers() {
@@ -689,6 +727,7 @@ void pool_core::fail_everything(std::exception_ptr error) {
     intake_.close({});
   }
   intake_.fail_pending(error);
+  fail_actor_calls(error, false);
   for (auto& w : workers_) {
     for (pool_task& t : w->in_flight()) t.state->fail(error);
     w->in_flight().clear();
@@ -771,7 +810,7 @@ void pool_core::take_stop_requests(clock::time_point now) {
     }
     // Given back to the queue (its worker died before starting it), or
     // already ended.
-    if (!found) intake_.cancel_pending(r.id);
+    if (!found && !cancel_actor_call(r.id)) intake_.cancel_pending(r.id);
   }
 }
 

@@ -119,6 +119,37 @@ class pool_core final : public local_pool {
   void help_waiting_workers(dispatch_pass& pass);
   // Fails the queued children of task `parent`, which ended.
   void cancel_children(std::uint64_t parent);
+
+  // Actors (executor/actor.h). Each has a home here from its first task
+  // taken from the queue: the worker its constructor call went to, and its
+  // tasks taken from the queue and not yet sent, in the order made; they go
+  // to that worker alone. The manager's.
+  struct actor_home {
+    worker_slot* worker = nullptr;  // bound; null before its make is sent, and after its worker died
+    std::deque<pool_task> calls;
+    std::string make_body;       // its constructor call's message, for a restart
+    unsigned restarts_left = 0;  // actor_options::max_restarts, less those made
+    std::exception_ptr death;    // set once it is gone: its calls fail with this
+  };
+  // An actor's task taken from the queue: to its home, then on if it can.
+  void take_actor_task(pool_task t, dispatch_pass& pass);
+  // Sends what the home holds while its worker can take it (a worker to
+  // bind first, for a make). True once its drop was sent: the home ends.
+  bool send_actor_calls(actor_home& home, dispatch_pass& pass);
+  void send_all_actor_calls(dispatch_pass& pass);
+  // Whether w may be sent an actor's call now: idle, or running one task
+  // and queueing one small one behind it.
+  bool takes_actor_call(const worker_slot& w, const pool_task& t) const;
+  // Worker w ended: the calls it was sent and never started go back to
+  // their homes, and each actor bound to it is made again (restarts left)
+  // or gone, its calls to fail with `why`.
+  void lose_actors(worker_slot& w, std::deque<pool_task>& unstarted, const std::exception_ptr& why);
+  // Fails the calls the homes hold (all, or those of actors not yet bound,
+  // which nothing can run when no worker can start).
+  void fail_actor_calls(const std::exception_ptr& error, bool unbound_only);
+  // A future::cancel(grace) for a call a home holds: fails it. False if
+  // none holds it.
+  bool cancel_actor_call(std::uint64_t id);
   // The events of a task a worker holds (task_events.h).
   void tell(task_event::kind what, const worker_slot& w, const pool_task& t, std::uint32_t items_threw = 0,
             std::string_view error = {}) const;
@@ -209,6 +240,7 @@ class pool_core final : public local_pool {
     std::shared_ptr<future_state> state;
   };
   std::vector<nested_reply> replies_ ABSL_GUARDED_BY(intake_.mu);
+  std::map<std::uint64_t, actor_home> actors_;  // the manager's
   // Whether replies_ may hold any: the manager's pass takes no lock for
   // them in a pool whose tasks submit none.
   std::atomic<bool> has_replies_{false};

@@ -171,8 +171,15 @@ class worker_slot {
       if (timeout) f(deadline::task_timeout, t.running_since + *timeout);
       if (t.stop_asked) f(deadline::stop_grace, std::max(t.running_since, *t.stop_asked) + t.stop_grace);
     }
-    if (phase_ == phase::idle) f(deadline::idle_timeout, since_ + l.idle_timeout);
+    // One that holds an actor's object is kept, idle or not.
+    if (phase_ == phase::idle && actors_ == 0) f(deadline::idle_timeout, since_ + l.idle_timeout);
   }
+
+  // The actors bound to it (executor/actor.h): while it holds any, the
+  // pool does not retire it (idle, surplus, max_tasks_per_worker).
+  void host_actor() { ++actors_; }
+  void release_actor() { --actors_; }
+  bool hosts_actors() const { return actors_ != 0; }
 
   // Writes the hello, the one message sent unsigned (it carries the key).
   // Throws what connection::send throws.
@@ -279,6 +286,7 @@ class worker_slot {
   clock::time_point since_ = clock::now();  // of the current phase, or of the front task
   std::size_t tasks_sent_ = 0;
   std::size_t tasks_done_ = 0;
+  std::size_t actors_ = 0;
   clock::time_point closed_at_;  // when the connection closed
   std::string failure_;        // with end_cause::killed: the reason given
   std::string start_failure_;  // what it said when it could not start (its start_failed message)
