@@ -596,6 +596,14 @@ ferry::future<int> counter_pid(const ferry::actor<counter>& c) {
   return c.call([](counter&) { return static_cast<int>(::getpid()); });
 }
 
+ferry::future<std::string> counter_host(const ferry::actor<counter>& c) {
+  return c.call([](counter&) {
+    char name[256] = {};
+    ::gethostname(name, sizeof name - 1);
+    return std::string(name);
+  });
+}
+
 ferry::future<void> counter_crash(const ferry::actor<counter>& c) {
   return c.call([](counter&) { ::kill(::getpid(), SIGKILL); });
 }

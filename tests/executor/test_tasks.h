@@ -140,7 +140,8 @@ ferry::function<std::string()> nested_from_another_thread();
 
 // Actors (executor/actor.h), made and called here so that a plugin
 // worker finds their code in this library: a counter starting at `start`;
-// add(k) returns its count after adding k; pid() its worker's pid;
+// add(k) returns its count after adding k; pid() its worker's pid, host()
+// its host name;
 // crash() kills its worker (SIGKILL); fail() throws std::runtime_error
 // "counter refused"; slow_add(ms) sleeps ms, then adds 1. A refusing
 // actor's constructor throws std::invalid_argument("refusing"). A counter
@@ -156,6 +157,7 @@ ferry::actor<counter> make_counter(ferry::detail::pool_front& pool, int start, u
 ferry::future<int> counter_add(const ferry::actor<counter>& c, int k);
 ferry::future<int> counter_slow_add(const ferry::actor<counter>& c, int ms);
 ferry::future<int> counter_pid(const ferry::actor<counter>& c);
+ferry::future<std::string> counter_host(const ferry::actor<counter>& c);  // its worker's host name
 ferry::future<void> counter_crash(const ferry::actor<counter>& c);
 ferry::future<int> counter_fail(const ferry::actor<counter>& c);
 ferry::actor<refusing> make_refusing(ferry::detail::pool_front& pool);

@@ -31,6 +31,7 @@
 #include <executor/executor.h>
 #include <executor/mpi_pool.h>
 
+#include "../executor/actors.h"
 #include "../executor/event_recorder.h"
 #include "../executor/kill_storm.h"
 #include "../executor/nested_tasks.h"
@@ -125,6 +126,20 @@ TEST(MpiPool, ANestedTasksFailureAndANestedMapReachTheirParentTask) {
 TEST(MpiPool, AWorkerKilledWhileItsTaskWaitsForANestedTaskFailsOnlyThatTask) {
   ferry::mpi_pool pool(options());
   ferry_test::expect_a_worker_killed_while_its_task_waits_to_fail_only_that_task(pool);
+}
+
+// Actors: the agent's pool binds each to one of its workers; rank 0
+// sends all of an actor's tasks to that agent.
+TEST(MpiPool, AnActorsConcurrentCallersAreEachCountedOnceAndItsExceptionsArriveAsTheirTypes) {
+  ferry::mpi_pool pool(options());
+  ferry_test::expect_concurrent_callers_each_counted_once(pool);
+  ferry_test::expect_exceptions_of_calls_and_constructors(pool);
+}
+
+TEST(MpiPool, AnActorWhoseWorkerDiesFailsItsCallsOrWithARestartIsMadeAgainOnItsHost) {
+  ferry::mpi_pool pool(options());
+  ferry_test::expect_a_dead_actors_calls_to_fail(pool);
+  ferry_test::expect_a_restarted_actor_to_run_the_later_calls(pool);
 }
 
 // future::cancel(grace) crosses to the task's host: the agent asks its

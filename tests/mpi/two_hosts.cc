@@ -11,6 +11,7 @@
 //                             second host's agent is stopped by a task)
 //   two_hosts --ship-to-both (three ranks: a plugin task for each agent,
 //                             the module read once and sent to both)
+//   two_hosts --actor        (an actor on the second host, restarted there)
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -149,6 +150,31 @@ int ship_to_both() {
   return 0;
 }
 
+// An actor on the second host: its calls run there, in order; its
+// worker killed, it is made again there from its constructor's arguments.
+int actor_on_the_other_host() {
+  ferry::mpi_pool pool(one_worker_per_agent(false));
+  auto c = test_tasks::make_counter(pool, 0, 1);
+  std::vector<ferry::future<int>> adds;
+  for (int i = 0; i < 5; ++i) adds.push_back(test_tasks::counter_add(c, 1));
+  auto host = test_tasks::counter_host(c);
+  if (host.wait_for(60s) != std::future_status::ready) return 3;
+  int last = 0;
+  for (auto& f : adds) last = f.get();
+  std::cout << "actor on " << host.get() << " counted " << last << "\n";
+  auto crash = test_tasks::counter_crash(c);
+  auto after = test_tasks::counter_add(c, 1);
+  auto where = test_tasks::counter_host(c);
+  if (where.wait_for(60s) != std::future_status::ready) return 3;
+  try {
+    crash.get();
+  } catch (const ferry::worker_died_error&) {
+    std::cout << "its crash failed the call\n";
+  }
+  std::cout << "restarted on " << where.get() << " at " << after.get() << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -156,6 +182,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--lose-agent") return lose_agent();
   if (argc > 1 && std::string(argv[1]) == "--ship-dependent") return ship_dependent();
   if (argc > 1 && std::string(argv[1]) == "--ship-to-both") return ship_to_both();
+  if (argc > 1 && std::string(argv[1]) == "--actor") return actor_on_the_other_host();
   const bool ship = argc > 1 && std::string(argv[1]) == "--ship";
   const auto from_plugin = closure_of(FERRY_TEST_PLUGIN);
 

@@ -47,6 +47,12 @@ out=$(run --slots-on-first-host 2 --ship-to-both)
 check "each agent ran one of the sleeping tasks" "sleeping tasks on 2 workers" "$out"
 check "one module message serves every agent" "shipped module ran 2 of 2" "$out"
 
+# An actor lives on the agent's host, and is made again there.
+out=$(run --actor)
+check "an actor's calls run on its host, in order" "actor on ferry-h2 counted 5" "$out"
+check "its worker's death fails the call it ran" "its crash failed the call" "$out"
+check "restarted on the same host from its arguments" "restarted on ferry-h2 at 1" "$out"
+
 # An agent on each host; the second one falls silent (a task stops it).
 # The job then ends with MPI_Abort, since MPI cannot finalize without it.
 out=$(run --slots-on-first-host 2 --lose-agent)
