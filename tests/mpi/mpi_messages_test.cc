@@ -126,6 +126,24 @@ TEST(MpiMessages, ATasksTimeoutNameAndPriorityTravelBeforeItsBody) {
   EXPECT_EQ(s.body, "the task's body");
 }
 
+TEST(MpiMessages, AnActorsRouteTravelsWithItsSettingsAndAnUnknownPartIsRefused) {
+  using ferry::detail::actor_route;
+  const std::string bytes =
+      settings_prefix({.actor = {0xfeedface12345678, actor_route::part::make, 3}}) + "make";
+  const settled_body s = split_settings(bytes);
+  EXPECT_EQ(s.settings.actor.id, 0xfeedface12345678u);
+  EXPECT_EQ(s.settings.actor.what, actor_route::part::make);
+  EXPECT_EQ(s.settings.actor.max_restarts, 3u);
+  EXPECT_EQ(s.body, "make");
+  const settled_body plain = split_settings(settings_prefix({.name = "n"}));
+  EXPECT_EQ(plain.settings.actor.what, actor_route::part::none);
+  EXPECT_EQ(plain.settings.actor.id, 0u);
+  // The part's byte follows the bool, the i64 and the i32: 13 bytes in.
+  std::string unknown = bytes;
+  unknown[13] = 4;
+  EXPECT_THROW(split_settings(unknown), ferry::format_error);
+}
+
 TEST(MpiMessages, ANameWithoutATimeoutAndATimeoutOfZeroStayAsTheyWere) {
   const settled_body named = split_settings(settings_prefix({.timeout = std::nullopt, .name = "greeter"}) + "b");
   EXPECT_FALSE(named.settings.timeout.has_value());
