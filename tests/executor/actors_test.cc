@@ -2,9 +2,15 @@
 //
 // Actors (executor/actor.h) on the process pool, under every start method.
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "actors.h"
 #include "test_harness.h"
@@ -89,6 +95,29 @@ TEST_F(Actors, CallsQueuedAtAShutdownThatCancelsArePoolShutdownErrors) {
   }
   EXPECT_GT(cancelled, 0);
   EXPECT_THROW(test_tasks::counter_add(c, 1), ferry::pool_shutdown_error);
+}
+
+TEST_F(Actors, ItsObjectIsDestroyedInItsWorkerOnceTheLastHandleIsGone) {
+  ferry::process_pool pool(ferry_test::options(1));
+  char dir[] = "/tmp/ferry-actor-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/destroyed";
+  {
+    auto n = test_tasks::make_noting(pool, path);
+    auto copy = n;
+    auto touched = test_tasks::noting_touch(copy);
+    EXPECT_EQ(get_within(touched), 1);
+  }
+  std::string said;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (said.empty() && std::chrono::steady_clock::now() < until) {
+    std::ifstream(path) >> said;
+    if (said.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(said, "destroyed");
+  EXPECT_EQ(pool.worker_pids().size(), 1u) << "the worker lives on";
+  std::remove(path.c_str());
+  ::rmdir(dir);
 }
 
 TEST_F(Actors, AHandleOutlivingItsPoolIsHarmless) {

@@ -612,6 +612,16 @@ ferry::future<int> counter_fail(const ferry::actor<counter>& c) {
   return c.call([](counter&) -> int { throw std::runtime_error("counter refused"); });
 }
 
+noting::~noting() { std::ofstream(path) << "destroyed"; }
+
+ferry::actor<noting> make_noting(ferry::detail::pool_front& pool, const std::string& path) {
+  return pool.make_actor<noting>(path);
+}
+
+ferry::future<int> noting_touch(const ferry::actor<noting>& n) {
+  return n.call([](noting&) { return 1; });
+}
+
 ferry::actor<refusing> make_refusing(ferry::detail::pool_front& pool) { return pool.make_actor<refusing>(7); }
 
 ferry::future<int> refusing_poke(const ferry::actor<refusing>& r) {

@@ -161,6 +161,16 @@ ferry::future<std::string> counter_host(const ferry::actor<counter>& c);  // its
 ferry::future<void> counter_crash(const ferry::actor<counter>& c);
 ferry::future<int> counter_fail(const ferry::actor<counter>& c);
 ferry::actor<refusing> make_refusing(ferry::detail::pool_front& pool);
+// An actor whose destructor writes "destroyed" to `path`; touch() returns 1.
+struct noting {
+  explicit noting(std::string path) : path(std::move(path)) {}
+  ~noting();
+  noting(const noting&) = delete;
+  noting& operator=(const noting&) = delete;
+  std::string path;
+};
+ferry::actor<noting> make_noting(ferry::detail::pool_front& pool, const std::string& path);
+ferry::future<int> noting_touch(const ferry::actor<noting>& n);
 ferry::future<int> refusing_poke(const ferry::actor<refusing>& r);
 
 }  // namespace test_tasks

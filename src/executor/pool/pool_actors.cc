@@ -117,18 +117,25 @@ bool pool_core::send_actor_calls(actor_home& home, dispatch_pass& pass) {
   return false;
 }
 
-void pool_core::lose_actors(worker_slot& w, std::deque<pool_task>& unstarted, const std::exception_ptr& why) {
-  // Its calls it never started go back to their homes, ahead of the
-  // later ones, in their order.
+void pool_core::return_to_homes(std::deque<pool_task>& tasks) {
   std::deque<pool_task> others;
-  for (auto it = unstarted.rbegin(); it != unstarted.rend(); ++it) {
+  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) {
     const auto home = it->actor.what == actor_route::part::none ? actors_.end() : actors_.find(it->actor.id);
-    if (home == actors_.end())
+    if (home == actors_.end()) {
       others.push_front(std::move(*it));
-    else
-      home->second.calls.push_front(std::move(*it));
+      continue;
+    }
+    actor_home& h = home->second;
+    if (it->actor.what == actor_route::part::make && h.worker != nullptr) {
+      h.worker->release_actor();
+      h.worker = nullptr;
+    }
+    h.calls.push_front(std::move(*it));
   }
-  unstarted.swap(others);
+  tasks.swap(others);
+}
+
+void pool_core::lose_actors(worker_slot& w, const std::exception_ptr& why) {
   for (auto& [id, home] : actors_) {
     if (home.worker != &w) continue;
     home.worker = nullptr;

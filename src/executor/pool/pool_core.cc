@@ -275,8 +275,6 @@ void pool_core::start_worker() {
   publish_pids();
 }
 
-// Tasks a worker was sent but never started go back to the queue, each
-// ahead of those of its priority, in their order.
 void pool_core::cancel_children(std::uint64_t parent) {
   std::deque<pool_task> orphans;
   {
@@ -294,6 +292,8 @@ void pool_core::cancel_children(std::uint64_t parent) {
 }
 
 void pool_core::requeue(std::deque<pool_task>& tasks) {
+  if (tasks.empty()) return;
+  if (!actors_.empty()) return_to_homes(tasks);
   if (tasks.empty()) return;
   ++nested_queued_;
   mutex_lock lock(intake_.mu);
@@ -585,14 +585,13 @@ void pool_core::on_exit(worker_slot& w) {
     for (pool_task& t : unstarted) t.state->fail(cancelled_by_shutdown());
     unstarted.clear();
   }
+  requeue(unstarted);  // an actor's, to its home
   if (!actors_.empty())
-    lose_actors(w, unstarted,
-                facts.stopped_by_shutdown
-                    ? stopped_by_shutdown()
-                    : std::make_exception_ptr(worker_died_error(
-                          w.pid(), "held the actor, which was lost with it: it " + describe_status(facts.status) +
-                                       " (actor_options::max_restarts has an actor made again)")));
-  requeue(unstarted);
+    lose_actors(w, facts.stopped_by_shutdown
+                       ? stopped_by_shutdown()
+                       : std::make_exception_ptr(worker_died_error(
+                             w.pid(), "held the actor, which was lost with it: it " + describe_status(facts.status) +
+                                          " (actor_options::max_restarts has an actor made again)")));
   // The running tasks: one, or a stack of them while tasks waited for
   // nested tasks. The nested tasks they submitted that are still queued
   // have no one left to wait for them.

@@ -140,10 +140,14 @@ class pool_core final : public local_pool {
   // Whether w may be sent an actor's call now: idle, or running one task
   // and queueing one small one behind it.
   bool takes_actor_call(const worker_slot& w, const pool_task& t) const;
-  // Worker w ended: the calls it was sent and never started go back to
-  // their homes, and each actor bound to it is made again (restarts left)
-  // or gone, its calls to fail with `why`.
-  void lose_actors(worker_slot& w, std::deque<pool_task>& unstarted, const std::exception_ptr& why);
+  // Tasks that never ran, given back: an actor's go to its home, ahead of
+  // its later ones, in their order (a make unbinds it again); the others
+  // stay in `tasks`.
+  void return_to_homes(std::deque<pool_task>& tasks);
+  // Worker w ended (its unstarted tasks given back already): each actor
+  // bound to it is made again (restarts left) or gone, its calls to fail
+  // with `why`.
+  void lose_actors(worker_slot& w, const std::exception_ptr& why);
   // Fails the calls the homes hold (all, or those of actors not yet bound,
   // which nothing can run when no worker can start).
   void fail_actor_calls(const std::exception_ptr& error, bool unbound_only);
@@ -191,6 +195,8 @@ class pool_core final : public local_pool {
   // Writes what waits for w; gives back to the queue the tasks whose
   // messages did not leave (and forgets their started events). True if any.
   bool flush_to(worker_slot& w, std::vector<std::pair<worker_slot*, std::uint64_t>>& started);
+  // Gives back tasks that never ran: to the queue, each ahead of those of
+  // its priority, in their order; an actor's to its home.
   void requeue(std::deque<pool_task>& tasks);
   void on_message(worker_slot& w, message& m);
   void on_exit(worker_slot& w);
