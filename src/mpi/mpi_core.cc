@@ -133,7 +133,7 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   intake_.submit(observer(), count, settings.name, [&](std::uint64_t id) {
     state->set_stop_target(stops_, id);
     return mpi_core::task{
-        {id, std::move(e.body), state, settings.timeout, count, std::string(settings.name),
+        {id, std::move(e.body), state, settings.timeout, std::string(settings.name), count,
          settings.actor.what == actor_route::part::none ? settings.priority : 0,  // an actor's keep their order
          settings.actor},
         std::move(e.modules)};
@@ -376,7 +376,7 @@ mpi_core::turn_plan mpi_core::take_tasks() {
     }
     if (!t.state->start()) continue;  // cancelled meanwhile
     best->in_flight.emplace(
-        t.id, task_record{.id = t.id, .state = t.state, .timeout = t.timeout, .items = t.items, .name = t.name,
+        t.id, task_record{.id = t.id, .state = t.state, .timeout = t.timeout, .name = t.name, .items = t.items,
                           .priority = t.priority, .running_since = std::chrono::steady_clock::now()});
     rooms_.add(index_of(*best));
     plan.to_send.emplace_back(best, std::move(t));

@@ -116,9 +116,9 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attac
     state->set_stop_target(stops_, id);
     // An actor's tasks keep the order they were made in: one priority.
     const int priority = settings.actor.what == actor_route::part::none ? settings.priority : 0;
-    pool_task t{{id, std::move(body), state, settings.timeout, items, std::string(settings.name), priority,
+    pool_task t{{id, std::move(body), state, settings.timeout, std::string(settings.name), items, priority,
                  settings.actor},
-                std::move(attachments), false, origin_id};
+                std::move(attachments), false, false, origin_id};
     t.parent = parent;
     return t;
   }, parent != 0).second;

@@ -47,6 +47,9 @@ namespace ferry::detail {
 struct pool_task : task_record {
   fd_list attachments;  // its shared buffers' memory, kept as the body is
   bool started = false;  // state->start() done: requeued after its worker died unstarted
+  // Running, it waits for a nested task (its worker said so): its worker
+  // may be sent its children. (Beside `started`: one padding for both.)
+  bool waiting = false;
   // Its number where it was submitted, if elsewhere (rank 0 of an MPI
   // pool): shown in its output prefixes instead of `id`.
   std::uint64_t origin_id = 0;
@@ -57,9 +60,6 @@ struct pool_task : task_record {
   // A nested task's: the task (of this pool) that submitted it; 0 for one
   // submitted from outside the workers.
   std::uint64_t parent = 0;
-  // Running, it waits for a nested task (its worker said so): its worker
-  // may be sent its children.
-  bool waiting = false;
   // Waiting: no child of it was queued when the pool's count of nested
   // tasks queued (pool_core::nested_queued_) was this; 0: not looked yet.
   std::uint64_t no_child_at = 0;
