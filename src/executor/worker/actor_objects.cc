@@ -37,7 +37,7 @@ actor_table& table() {
 void put_actor_object(std::uint64_t id, std::shared_ptr<void> object, const std::type_info& type) {
   actor_table& t = table();
   mutex_lock lock(t.mu);
-  if (!t.objects.try_emplace(id, actor_object{std::move(object), &type}).second)
+  if (!t.objects.try_emplace(id, actor_object{std::move(object), &type, nullptr}).second)
     throw error("ferry: actor " + std::to_string(id) + " was made twice in this worker");
 }
 
