@@ -74,7 +74,7 @@ bool pool_core::send_actor_calls(actor_home& home, dispatch_pass& pass) {
       continue;
     }
     if (w == nullptr) {
-      // Its make: to the idle worker holding the fewest actors, else a
+      // Its make: to an idle worker, one holding no actor first, else a
       // worker started for it.
       for (const auto& x : workers_)
         if (x->state() == worker_slot::phase::idle && (w == nullptr || x->hosts_actors() < w->hosts_actors()))
