@@ -131,7 +131,7 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   auto& e = std::get<protocol::encoded_task>(encoded);
   const task_settings settings = task.settings();
   intake_.submit(observer(), count, settings.name, [&](std::uint64_t id) {
-    state->set_stop_target(stops_, id);
+    state->bind_stop_target(stops_, id);
     return mpi_core::task{
         {id, std::move(e.body), state, settings.timeout, std::string(settings.name), count,
          settings.actor.what == actor_route::part::none ? settings.priority : 0,  // an actor's keep their order

@@ -55,6 +55,9 @@ class FERRY_EXECUTOR_EXPORT future_state {
   // would move its count between the pool's thread and the submitter's on
   // every task); a target that holds the state must reset it.
   void set_stop_target(std::shared_ptr<stop_target> target, std::uint64_t id);
+  // The same for a state no other thread has yet (a pool's, as it queues
+  // the task): without the lock.
+  void bind_stop_target(std::shared_ptr<stop_target> target, std::uint64_t id);
   // -> finished with a result body, or with an error; later calls are ignored.
   void finish(std::shared_ptr<const message_body> result);
   void fail(std::exception_ptr error);

@@ -114,6 +114,15 @@ void future_state::set_stop_target(std::shared_ptr<stop_target> target, std::uin
   s.stop_id = id;
 }
 
+// No lock: no other thread has the state yet, and a lock per task on the
+// submit path cost more than the rest of this call.
+void future_state::bind_stop_target(std::shared_ptr<stop_target> target,
+                                    std::uint64_t id) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  shared_state& s = data(*this);
+  s.stopper = std::move(target);
+  s.stop_id = id;
+}
+
 void future_state::finish(std::shared_ptr<const message_body> result) {
   shared_state& s = data(*this);
   mutex_lock lock(s.mu);

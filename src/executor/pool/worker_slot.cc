@@ -215,9 +215,17 @@ void worker_slot::became_ready(clock::time_point now) {
 pool_task worker_slot::finish(std::uint64_t id, clock::time_point now) {
   if (running_ == 0 || in_flight_[running_ - 1].id != id)
     throw protocol_error("a result for a task the worker was not running");
-  const auto at = in_flight_.begin() + static_cast<std::ptrdiff_t>(running_ - 1);
-  pool_task done = std::move(*at);
-  in_flight_.erase(at);
+  pool_task done;
+  if (running_ == 1) {
+    // The usual case, one task running: the front leaves (a deque's erase
+    // costs some eighty instructions more a task than pop_front).
+    done = std::move(in_flight_.front());
+    in_flight_.pop_front();
+  } else {
+    const auto at = in_flight_.begin() + static_cast<std::ptrdiff_t>(running_ - 1);
+    done = std::move(*at);
+    in_flight_.erase(at);
+  }
   --running_;
   // A moving average over about eight tasks: one slow task shrinks the
   // pipeline at once, a run of short ones deepens it.
