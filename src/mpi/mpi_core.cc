@@ -243,8 +243,7 @@ mpi_core::agent* mpi_core::agent_for(const task& t, std::exception_ptr& refused)
   if (t.actor.what == actor_route::part::call || t.actor.what == actor_route::part::drop) {
     const auto bound = actor_agents_.find(t.actor.id);
     if (bound == actor_agents_.end()) {
-      refused = std::make_exception_ptr(
-          error("ferry: the actor was never made: its constructor call failed before it reached the pool"));
+      refused = actor_never_made();
       return nullptr;
     }
     agent& a = agents_[bound->second];

@@ -149,6 +149,13 @@ inline std::exception_ptr cancelled_by_shutdown() {
       pool_shutdown_error("ferry: the task was cancelled because the pool was shut down"));
 }
 
+// What an actor's call fails with when its constructor call never reached
+// the pool (it failed as it was encoded): the pool has no worker for it.
+inline std::exception_ptr actor_never_made() {
+  return std::make_exception_ptr(
+      error("ferry: the actor was never made: its constructor call failed before it reached the pool"));
+}
+
 // What a running task stopped by shutdown with kill_running fails with.
 inline std::exception_ptr stopped_by_shutdown() {
   return std::make_exception_ptr(

@@ -12,13 +12,6 @@
 #include "executor/pool/pool_core.h"
 
 namespace ferry::detail {
-namespace {
-
-// As pool_core.cc's pipelining: what may wait in a worker's socket.
-constexpr std::size_t max_call_inline = 32 * 1024;
-constexpr std::size_t max_queued_bytes = 64 * 1024;
-
-}  // namespace
 
 void pool_core::take_actor_task(pool_task t, dispatch_pass& pass) {
   const auto [it, made] = actors_.try_emplace(t.actor.id);
@@ -40,17 +33,6 @@ void pool_core::send_all_actor_calls(dispatch_pass& pass) {
     it = !it->second.calls.empty() && send_actor_calls(it->second, pass) ? actors_.erase(it) : std::next(it);
 }
 
-bool pool_core::takes_actor_call(const worker_slot& w, const pool_task& t) const {
-  if (w.state() == worker_slot::phase::idle) return true;
-  // With output captured, nothing is queued behind a running task (see
-  // pool_core::place); nor behind one waiting for nested tasks.
-  if (w.state() != worker_slot::phase::busy || captures_output()) return false;
-  const pool_task* running = w.innermost();
-  if (running != nullptr && running->waiting) return false;
-  return w.in_flight().size() < w.pipeline_depth(clock::now()) && t.body.size() <= max_call_inline &&
-         !t.goes_alone(options_.shared_memory_threshold) && w.queued_bytes() + t.body.size() <= max_queued_bytes;
-}
-
 bool pool_core::send_actor_calls(actor_home& home, dispatch_pass& pass) {
   while (!home.calls.empty()) {
     pool_task& front = home.calls.front();
@@ -69,8 +51,7 @@ bool pool_core::send_actor_calls(actor_home& home, dispatch_pass& pass) {
     worker_slot* w = home.worker;
     if (w == nullptr && front.actor.what != actor_route::part::make) {
       // Its constructor call never came: it failed before it was queued.
-      home.death = std::make_exception_ptr(
-          error("ferry: the actor was never made: its constructor call failed before it reached the pool"));
+      home.death = actor_never_made();
       continue;
     }
     if (w == nullptr) {
@@ -86,8 +67,9 @@ bool pool_core::send_actor_calls(actor_home& home, dispatch_pass& pass) {
         if (!starting && live_workers() < max_workers_ && retry_.may_start(clock::now())) start_worker();
         return false;
       }
-    } else if (!takes_actor_call(*w, front)) {
-      return false;
+    } else if (w->state() != worker_slot::phase::idle &&
+               !may_queue_behind(*w, front, w->pipeline_depth(clock::now()))) {
+      return false;  // its worker runs something and cannot queue this behind it
     }
     pool_task t = std::move(front);
     home.calls.pop_front();

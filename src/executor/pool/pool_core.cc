@@ -361,27 +361,32 @@ pool_core::placement pool_core::place(const pool_task& front) {
 }
 
 worker_slot* pool_core::pipelined_worker(const pool_task& front) {
-  // Full and all busy: queue behind the least loaded running task, never
-  // behind one that waits for a nested task (such a worker is sent only
-  // that task's children).
-  const std::size_t size = front.body.size();
-  if (size > max_pipelined_inline || front.goes_alone(options_.shared_memory_threshold)) return nullptr;
+  // Full and all busy: queue behind the least loaded running task.
   const auto load = [](const auto& w) {
     const pool_task* t = w->innermost();
     return t != nullptr && t->waiting ? SIZE_MAX : w->in_flight().size();
   };
   worker_slot& w = **std::min_element(workers_.begin(), workers_.end(),
                                       [&](const auto& a, const auto& b) { return load(a) < load(b); });
-  if (load(&w) == SIZE_MAX) return nullptr;
   // Deeper than two only while the queue is longer than the pool: a few
   // tasks wait in the pool, where they can still be cancelled and go to
   // whichever worker frees first.
   const std::size_t depth = intake_.pending.size() > workers_.size() ? w.pipeline_depth(clock::now()) : 2;
-  if (w.state() != worker_slot::phase::busy || w.in_flight().size() >= depth ||
-      w.queued_bytes() + size > max_queued_bytes ||
+  if (!may_queue_behind(w, front, depth) ||
       (options_.max_tasks_per_worker != 0 && w.tasks_sent() >= options_.max_tasks_per_worker))
     return nullptr;
   return &w;
+}
+
+bool pool_core::may_queue_behind(const worker_slot& w, const pool_task& t, std::size_t depth) const {
+  // Never behind a task that waits for a nested task (such a worker is
+  // sent only that task's children); with output captured, never at all
+  // (see place).
+  const pool_task* running = w.innermost();
+  return w.state() == worker_slot::phase::busy && !captures_output() &&
+         (running == nullptr || !running->waiting) && w.in_flight().size() < depth &&
+         t.body.size() <= max_pipelined_inline && !t.goes_alone(options_.shared_memory_threshold) &&
+         w.queued_bytes() + t.body.size() <= max_queued_bytes;
 }
 
 std::optional<pool_task> pool_core::send_to(worker_slot& w, pool_task t, dispatch_pass& pass) {

@@ -137,9 +137,6 @@ class pool_core final : public local_pool {
   // bind first, for a make). True once its drop was sent: the home ends.
   bool send_actor_calls(actor_home& home, dispatch_pass& pass);
   void send_all_actor_calls(dispatch_pass& pass);
-  // Whether w may be sent an actor's call now: idle, or running one task
-  // and queueing one small one behind it.
-  bool takes_actor_call(const worker_slot& w, const pool_task& t) const;
   // Tasks that never ran, given back: an actor's go to its home, ahead of
   // its later ones, in their order (a make unbinds it again); the others
   // stay in `tasks`.
@@ -189,6 +186,10 @@ class pool_core final : public local_pool {
   };
   placement place(const pool_task& front) ABSL_EXCLUSIVE_LOCKS_REQUIRED(intake_.mu);
   worker_slot* pipelined_worker(const pool_task& front) ABSL_EXCLUSIVE_LOCKS_REQUIRED(intake_.mu);
+  // Whether t may wait in busy worker w's socket behind what it runs, with
+  // at most `depth` tasks in flight there: the pipelining rule, for plain
+  // tasks and an actor's calls alike.
+  bool may_queue_behind(const worker_slot& w, const pool_task& t, std::size_t depth) const;
   // Sends t to w (after what waits for w, if t goes alone); gives t back if
   // it never left.
   std::optional<pool_task> send_to(worker_slot& w, pool_task t, dispatch_pass& pass);
