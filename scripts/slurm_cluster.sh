@@ -31,7 +31,8 @@ slurm_nodes=0  # 0: this machine is the one node
 
 slurm_down() {
   [ -n "$slurm_tmp" ] || return 0
-  slurm_run scancel --full --quiet --user=root 2>/dev/null
+  # Bounded: with no controller left, scancel would wait for one.
+  slurm_run timeout -k 1 10 scancel --full --quiet --user=root 2>/dev/null
   local f pid
   for f in "$slurm_tmp"/slurmd*.pid "$slurm_tmp"/slurmctld.pid "$slurm_tmp"/munged.pid; do
     pid=$(cat "$f" 2>/dev/null) || continue
@@ -74,14 +75,19 @@ slurm_begin() {
 # slurm.conf for a controller CTLD_HOST at CTLD_ADDR and the NodeName lines
 # that follow.
 slurm_conf() {  # CTLD_HOST CTLD_ADDR NODE_LINE...
-  local t=$slurm_tmp slot=$((BASHPID % 10000)) port
-  # Two ports no other cluster listens on (the first pair free from this
-  # shell's own), and job ids apart from another cluster's, in steps of 1000
-  # jobs by the same slot (Slurm's largest id is 67 043 328).
+  # Two ports no socket of the machine uses (the first pair free from this
+  # shell's own slot), and job ids apart from another cluster's, in steps of
+  # 1000 jobs by the same slot (Slurm's largest id is 67 043 328). The ports
+  # stay in 20000-31999, below the kernel's range for outgoing connections
+  # (32768 on): a port there can be taken by any connection between the
+  # check and slurmctld's bind, which then fails ("Address already in use")
+  # and leaves a cluster with no controller. The check sees every socket,
+  # connected ones too, not only those listening.
+  local t=$slurm_tmp slot=$((BASHPID % 6000)) port
   for _ in $(seq 100); do
     port=$((20000 + slot * 2))
-    [ -z "$(ss -Htln "( sport = :$port or sport = :$((port + 1)) )" 2>/dev/null)" ] && break
-    slot=$(( (slot + 1) % 10000 ))
+    [ -z "$(ss -Htan "( sport = :$port or sport = :$((port + 1)) )" 2>/dev/null)" ] && break
+    slot=$(( (slot + 1) % 6000 ))
   done
   local first_job=$((slot * 1000 + 1))
   cat >"$t/slurm.conf" <<EOC
@@ -123,10 +129,13 @@ EOC
   export SLURM_CONF=$t/slurm.conf
 }
 
-# Waits for `want` nodes to be idle.
+# Waits for `want` nodes to be idle, 20 s by the clock: each sinfo is
+# bounded too, since one asking a controller that died waits far longer than
+# a step of this loop.
 slurm_wait_idle() {  # WANT
-  for _ in $(seq 100); do
-    [ "$(slurm_run sinfo -h -N -o %T 2>/dev/null | grep -c '^idle$')" -eq "$1" ] && return 0
+  local until=$((SECONDS + 20))
+  while [ $SECONDS -lt $until ]; do
+    [ "$(slurm_run timeout -k 1 3 sinfo -h -N -o %T 2>/dev/null | grep -c '^idle$')" -eq "$1" ] && return 0
     sleep 0.2
   done
   cant "the nodes did not come up within 20 s: $(tail -2 "$slurm_tmp"/slurmd*.log 2>/dev/null)"
