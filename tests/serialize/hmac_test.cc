@@ -5,8 +5,11 @@
 #include "serialize/frame/hmac.h"
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace {
@@ -71,5 +74,32 @@ TEST(HmacSha256, EqualComparesEveryByte) {
     hmac_sha256::tag other = t;
     other[i] ^= 0x01;
     EXPECT_FALSE(hmac_sha256::equal(t, other.data())) << "byte " << i;
+  }
+}
+
+// Keys at and around SHA-256's block of 64 bytes take three paths (padded,
+// exact, hashed first), and messages around a block boundary end in the
+// padding's two cases; each tag must equal OpenSSL's own one-shot HMAC.
+TEST(HmacSha256, KeysAndMessagesAroundTheBlockSizeMatchOpenSslsHmac) {
+  for (std::size_t key_size : {0u, 1u, 32u, 63u, 64u, 65u, 200u}) {
+    std::string key(key_size, '\0');
+    for (std::size_t i = 0; i < key_size; ++i) key[i] = static_cast<char>(i * 7 + 1);
+    hmac_sha256 mac(key);
+    for (std::size_t message_size : {0u, 1u, 55u, 56u, 63u, 64u, 65u, 1000u}) {
+      std::string message(message_size, '\0');
+      for (std::size_t i = 0; i < message_size; ++i) message[i] = static_cast<char>(i * 13 + 5);
+      unsigned char expected[EVP_MAX_MD_SIZE];
+      unsigned int expected_size = 0;
+      ASSERT_NE(::HMAC(::EVP_sha256(), key.data(), static_cast<int>(key.size()),
+                       reinterpret_cast<const unsigned char*>(message.data()), message.size(),
+                       expected, &expected_size),
+                nullptr);
+      ASSERT_EQ(expected_size, hmac_sha256::tag_size);
+      mac.begin();
+      mac.update(message);
+      const hmac_sha256::tag got = mac.finish();
+      EXPECT_EQ(0, std::memcmp(got.data(), expected, expected_size))
+          << "key of " << key_size << " bytes, message of " << message_size;
+    }
   }
 }

@@ -2,9 +2,10 @@
 // for the executor's authenticated messages. Exported from libferry_serialize
 // for libferry_executor; not installed, not for users.
 //
-// OpenSSL does the work (its SHA-256 uses the CPU's SHA extensions where
-// present); this class only keeps the keyed state so that each message costs
-// one copy of the precomputed inner state instead of a new key setup.
+// OpenSSL's SHA-256 block function does the work (with the CPU's SHA
+// extensions where present); this class keeps the two keyed states so that
+// each message costs one copy of the precomputed inner state and one block
+// of the outer hash, instead of a new key setup.
 //
 // Thread-safety: an hmac_sha256 is used by one thread at a time.
 #ifndef FERRY_SRC_SERIALIZE_FRAME_HMAC_H_
@@ -12,11 +13,10 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <string_view>
 
 #include "internal/export.h"
-
-struct evp_mac_ctx_st;  // OpenSSL's EVP_MAC_CTX
 
 namespace ferry::detail {
 
@@ -25,7 +25,7 @@ class FERRY_INTERNAL_EXPORT hmac_sha256 {
   static constexpr std::size_t tag_size = 32;
   using tag = std::array<unsigned char, tag_size>;
 
-  // Throws ferry::error if OpenSSL cannot set up the key.
+  // Any key length; a key longer than SHA-256's block is hashed first.
   explicit hmac_sha256(std::string_view key);
   ~hmac_sha256();
   hmac_sha256(const hmac_sha256&) = delete;
@@ -40,14 +40,15 @@ class FERRY_INTERNAL_EXPORT hmac_sha256 {
   static bool equal(const tag& a, const unsigned char* b) noexcept;
 
  private:
-  evp_mac_ctx_st* ctx_;
+  struct states;
+  std::unique_ptr<states> s_;  // OpenSSL's types stay out of this header
 };
 
 // Initializes OpenSSL now. OpenSSL registers its clean-up with atexit when it
 // initializes, and clean-ups run in reverse order: an object that signs
 // messages until it is destroyed at exit (a pool) calls this before it
 // registers its own, so that OpenSSL is torn down after it. Throws
-// ferry::error if OpenSSL cannot provide HMAC.
+// ferry::error if OpenSSL provides no SHA-256.
 FERRY_INTERNAL_EXPORT void initialize_crypto();
 
 }  // namespace ferry::detail
