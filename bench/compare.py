@@ -73,6 +73,9 @@ row("CPU per round trip, both processes, spin = 100 us", ferry.get("roundtrip_sp
     "the same, spin off", ferry.get("roundtrip_nospin_cpu"), slower, "")
 row("100k no-op tasks, one message each, 2 workers", ferry.get("submit_tasks_per_s"), "tasks/s", "loky",
     loky.get("submit_tasks_per_s"), faster_rate, ">= 40x loky")
+row("100k no-op tasks, one message each, 2 workers", ferry.get("submit_tasks_per_s"), "tasks/s",
+    "sockets alone, one frame each way per task (floor)", ferry.get("floor_tasks_per_s"),
+    lambda m, p: f"{m / p:.2f}x the floor's rate", ">= 1M tasks/s")
 row("100k no-op tasks, events on (a counting observer)", ferry.get("observed_submit_tasks_per_s"), "tasks/s",
     "ferry, events off", ferry.get("submit_tasks_per_s"), faster_rate, "")
 row("map chunksize 1, 100k items", ferry.get("map_chunk1_items_per_s"), "items/s", "loky",
@@ -88,6 +91,15 @@ row("1 GiB ferry::shared_buffer to a task and back, median", ferry.get("shared_1
     "submit(noop).get() median", ferry.get("roundtrip_median"), slower, "< 1000 us")
 row("1 GiB ferry::shared_buffer, effective rate", ferry.get("shared_gbps"), "GB/s", "loky, 64 MiB by value",
     loky.get("large_gbps"), faster_rate, "")
+fewer = lambda m, p: f"{p / m:.1f}x less"
+row("an idle worker's resident set", ferry.get("memory_idle_worker_rss_mib"), "MiB", "loky",
+    loky.get("memory_idle_worker_rss_mib"), fewer, "")
+row("an idle worker's unique set (private pages)", ferry.get("memory_idle_worker_uss_mib"), "MiB", "loky",
+    loky.get("memory_idle_worker_uss_mib"), fewer, "")
+row("the pool process's resident set, per worker", ferry.get("memory_parent_per_worker_kib"), "KiB", "loky",
+    loky.get("memory_parent_per_worker_kib"), fewer, "")
+row("the pool process's resident set, per queued task", ferry.get("memory_per_queued_task_bytes"), "bytes",
+    "loky", loky.get("memory_per_queued_task_bytes"), fewer, "")
 for method, target in (("spawn", "< 10 ms"), ("fork", "< 5 ms")):
     row(f"pool of 2 to first result, {method}", ferry.get(f"start_{method}_ms"), "ms", "loky cold start",
         loky.get("start_ms"), lambda m, p: f"{p / m:.0f}x faster", target)

@@ -3,9 +3,10 @@
 // Executor measurements, one per mode; each prints JSON lines
 // {"name": ..., "value": ..., "unit": ...} for bench/compare.py.
 //
-//   executor_bench roundtrip|pingpong|spin|throughput|large|shared|memcpy|start|scaling [max workers]
+//   executor_bench roundtrip|pingpong|spin|throughput|submits|floor|large|shared|memcpy|memory|start|scaling [max workers]
 //
 // Run through scripts/bench.sh, which runs loky's side in the same run.
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <thread>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -145,6 +148,145 @@ void throughput() {
   if (seen->tasks.load() < 2 * 100'000) std::abort();  // each was at least submitted and started
 }
 
+// The submit row alone, for profiles of where a task's CPU goes
+// (scripts/cpu_by_stage.sh): the warm-up burst, then `count` tasks, one
+// submit each: submits_tasks_per_s and submits_tasks (both bursts' tasks,
+// which the profile covers).
+void submits() {
+  constexpr int count = 100'000;
+  ferry::process_pool pool(options(2));
+  warm_up(pool);
+  const auto t = clock_type::now();
+  std::vector<ferry::future<int>> futures;
+  futures.reserve(count);
+  for (int i = 0; i < count; ++i) futures.push_back(pool.submit(noop(), i));
+  for (auto& f : futures) f.get();
+  emit("submits_tasks_per_s", count / seconds_since(t), "tasks/s");
+  emit("submits_tasks", 2.0 * count, "tasks");
+}
+
+// The floor under the throughput row: what the sockets alone carry with one
+// frame each way per task. One process plays the pool: a thread writes the
+// task frames (one write each, alternating between the workers, as far as
+// the sockets' buffers let it) while another reads the results in bulk; two
+// children play the workers (task frames read in bulk, one write per
+// result). The frames have the sizes of a no-op task and its result;
+// nothing is encoded, authenticated or decoded: floor_tasks_per_s.
+void socket_floor() {
+  // A message's header is 64 bytes (its tag among them, src/executor/wire/protocol.h).
+  const std::size_t task_size = 64 + ferry::dumps(ferry::function<int(int)>(noop())).size() + 8;
+  const std::size_t result_size = 64 + 1 + 4 + 8 + 1 + 4;
+  constexpr int workers = 2, count = 100'000;
+  int fds[workers];
+  pid_t children[workers];
+  for (int w = 0; w < workers; ++w) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) std::abort();
+    children[w] = fork();
+    if (children[w] == 0) {
+      close(sv[0]);
+      // The earlier workers' sockets, inherited: held open here, they would
+      // never see their end.
+      for (int other = 0; other < w; ++other) close(fds[other]);
+      std::vector<char> in(64 * 1024);
+      const std::string result(result_size, 'r');
+      std::size_t pending = 0;  // bytes of task frames read and not yet answered
+      for (;;) {
+        const ssize_t r = read(sv[1], in.data(), in.size());
+        if (r <= 0) _exit(0);
+        pending += static_cast<std::size_t>(r);
+        for (; pending >= task_size; pending -= task_size)
+          if (write(sv[1], result.data(), result.size()) < 0) _exit(1);
+      }
+    }
+    close(sv[1]);
+    fds[w] = sv[0];
+  }
+  const auto t = clock_type::now();
+  std::thread writer([&] {
+    const std::string task(task_size, 't');
+    for (int i = 0; i < count; ++i)
+      if (write(fds[i % workers], task.data(), task.size()) != static_cast<ssize_t>(task.size())) std::abort();
+  });
+  std::vector<char> back(64 * 1024);
+  std::size_t received = 0;
+  while (received < count * result_size) {
+    pollfd p[workers];
+    for (int w = 0; w < workers; ++w) p[w] = {fds[w], POLLIN, 0};
+    if (poll(p, workers, 10'000) <= 0) std::abort();
+    for (int w = 0; w < workers; ++w) {
+      if ((p[w].revents & POLLIN) == 0) continue;
+      const ssize_t r = read(fds[w], back.data(), back.size());
+      if (r <= 0) std::abort();
+      received += static_cast<std::size_t>(r);
+    }
+  }
+  emit("floor_tasks_per_s", count / seconds_since(t), "tasks/s");
+  writer.join();
+  for (int w = 0; w < workers; ++w) {
+    close(fds[w]);
+    waitpid(children[w], nullptr, 0);
+  }
+}
+
+// A process's resident and unique set sizes, from /proc/PID/smaps_rollup,
+// in KiB: {Rss, Private_Clean + Private_Dirty}.
+std::pair<double, double> memory_of(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/smaps_rollup");
+  std::string line;
+  double rss = 0, uss = 0;
+  std::getline(in, line);  // the address range of the whole
+  while (std::getline(in, line)) {
+    char key[64];
+    double kib = 0;
+    if (std::sscanf(line.c_str(), "%63s %lf", key, &kib) != 2) continue;
+    const std::string_view k = key;
+    if (k == "Rss:") rss = kib;
+    if (k == "Private_Clean:" || k == "Private_Dirty:") uss += kib;
+  }
+  return {rss, uss};
+}
+
+// What a pool costs in memory: an idle worker's resident and unique set
+// (after it ran a few tasks), the pool process's growth per worker (a pool
+// of 8 started, against the process before it), and per task queued (100 000
+// no-op tasks behind two that sleep, against the process before them).
+void memory() {
+  ferry::function<int(int)> nap = [](int ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return ms;
+  };
+  {
+    ferry::process_pool pool(options(1));
+    for (int i = 0; i < 100; ++i) pool.submit(noop(), i).get();
+    const auto [rss, uss] = memory_of(std::to_string(pool.worker_pids().front()));
+    emit("memory_idle_worker_rss_mib", rss / 1024, "MiB");
+    emit("memory_idle_worker_uss_mib", uss / 1024, "MiB");
+  }
+  {
+    const double before = memory_of("self").first;
+    constexpr std::size_t workers = 8;
+    ferry::process_pool pool(options(workers));
+    std::vector<ferry::future<int>> up;
+    for (std::size_t i = 0; i < 4 * workers; ++i) up.push_back(pool.submit(nap, 20));
+    for (auto& f : up) f.get();
+    emit("memory_parent_per_worker_kib", (memory_of("self").first - before) / workers, "KiB");
+  }
+  {
+    ferry::process_pool pool(options(2));
+    for (int i = 0; i < 1000; ++i) pool.submit(noop(), i).get();
+    std::vector<ferry::future<int>> queued;
+    queued.reserve(100'002);
+    const double before = memory_of("self").first;
+    queued.push_back(pool.submit(nap, 1500));
+    queued.push_back(pool.submit(nap, 1500));
+    for (int i = 0; i < 100'000; ++i) queued.push_back(pool.submit(noop(), i));
+    const double after = memory_of("self").first;
+    emit("memory_per_queued_task_bytes", (after - before) * 1024 / 100'000, "bytes");
+    for (auto& f : queued) f.get();
+  }
+}
+
 // A task taking and returning 64 MiB.
 void large() {
   ferry::process_pool pool(options(1));
@@ -229,6 +371,9 @@ int main(int argc, char** argv) {
   if (mode == "roundtrip") roundtrip();
   else if (mode == "pingpong") pingpong();
   else if (mode == "throughput") throughput();
+  else if (mode == "floor") socket_floor();
+  else if (mode == "submits") submits();
+  else if (mode == "memory") memory();
   else if (mode == "large") large();
   else if (mode == "shared") shared();
   else if (mode == "spin") spin();
@@ -236,7 +381,7 @@ int main(int argc, char** argv) {
   else if (mode == "start") start();
   else if (mode == "scaling") scaling(argc > 2 ? std::stoul(argv[2]) : 16);
   else {
-    std::cerr << "usage: " << argv[0] << " roundtrip|pingpong|spin|throughput|large|shared|memcpy|start|scaling [max]\n";
+    std::cerr << "usage: " << argv[0] << " roundtrip|pingpong|spin|throughput|submits|floor|large|shared|memcpy|memory|start|scaling [max]\n";
     return 2;
   }
   return 0;
