@@ -3,9 +3,16 @@
 # cereal, the machine's floor (a socketpair ping-pong, memcpy) and loky
 # (Debian's python3-joblib, run with /usr/bin/python3) in one run, then prints
 # the table of docs/performance.md. Under 10 minutes on a 2-core machine.
-#   scripts/bench.sh [MAX_WORKERS_FOR_SCALING]   (default 16)
+#   scripts/bench.sh [MAX_WORKERS_FOR_SCALING]   (default 16; BUSY=1: one CPU kept busy)
 set -euo pipefail
 source "$(dirname "$0")/bench_build.sh" python3-joblib
+# With BUSY=1 a shell loop keeps one CPU busy for the whole run, the loaded
+# case of the targets.
+if [ "${BUSY:-0}" = 1 ]; then
+  sh -c 'while :; do :; done' &
+  busy=$!
+  trap 'kill $busy; rm -rf "$out"' EXIT
+fi
 echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d)" >&2
 # Repetitions in random order, and their medians: ferry's row and cereal's
 # then see the same moments of a noisy machine.
