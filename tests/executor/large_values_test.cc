@@ -16,6 +16,7 @@
 #include <fstream>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include <executor/executor.h>
@@ -67,6 +68,29 @@ TEST_F(LargeValues, ManyLargeResultsHeldAtOnceEachKeepTheirOwnBytes) {
   const std::string last = value_of(3 * mib, 99);
   auto f = pool.submit(test_tasks::echo(), last);
   EXPECT_EQ(get_within(f), last);
+}
+
+// A large task's body memory is kept for the next large task to be encoded
+// into (src/executor/core/spare_body.h), and handed back by a small task
+// that took it: large and small tasks from two threads at once, in turn,
+// each get their own value back.
+TEST_F(LargeValues, LargeAndSmallTasksFromTwoThreadsInTurnEachKeepTheirOwnBytes) {
+  ferry::process_pool pool(options(2));
+  auto run = [&](int thread, std::vector<bool>& ok) {
+    for (int i = 0; i < 8; ++i) {
+      const int seed = thread * 100 + i;
+      const std::string v = i % 2 == 0 ? value_of(5 * mib + static_cast<std::size_t>(i) * 4096, seed)
+                                       : value_of(100, seed);
+      auto f = pool.submit(test_tasks::echo(), v);
+      ok.push_back(get_within(f) == v);
+    }
+  };
+  std::vector<bool> first, second;
+  std::thread other([&] { run(1, second); });
+  run(0, first);
+  other.join();
+  EXPECT_EQ(std::count(first.begin(), first.end(), true), 8);
+  EXPECT_EQ(std::count(second.begin(), second.end(), true), 8);
 }
 
 TEST_F(LargeValues, AWorkerDyingWithALargeArgumentFailsOnlyItsTask) {

@@ -39,10 +39,10 @@ std::exception_ptr refusal(const protocol::encoded_task& task, const pool_option
 
 std::variant<protocol::encoded_task, std::shared_ptr<future_state>> admit(
     const task_writer& task, std::uint32_t count, const pool_options& workers, bool list_modules,
-    bool pass_buffers) {
+    bool pass_buffers, std::string into) {
   protocol::encoded_task encoded;
   try {
-    encoded = protocol::encode_task(task, count, list_modules, pass_buffers);
+    encoded = protocol::encode_task(task, count, list_modules, pass_buffers, std::move(into));
   } catch (...) {
     return failed_state(current_as_serialization_error(serialization_error::phase::saving_task));
   }

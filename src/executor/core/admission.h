@@ -29,7 +29,7 @@ namespace ferry::detail {
 // with why `workers` could not run it.
 FERRY_INTERNAL_EXPORT std::variant<protocol::encoded_task, std::shared_ptr<future_state>> admit(
     const task_writer& task, std::uint32_t count, const pool_options& workers, bool list_modules = false,
-    bool pass_buffers = false);
+    bool pass_buffers = false, std::string into = {});
 
 // Why `workers` could not run a task already encoded; null when they can.
 FERRY_INTERNAL_EXPORT std::exception_ptr refusal(const protocol::encoded_task& task,

@@ -93,9 +93,10 @@ std::shared_ptr<future_state> pool_core::submit_task(const task_writer& task, st
   // its shared buffers in its body.
   const task_settings settings = task.settings();
   const bool restartable = settings.actor.what == actor_route::part::make && settings.actor.max_restarts != 0;
-  auto admitted = admit(task, count, options_, false, role_.pass_buffers && !restartable);
+  auto admitted = admit(task, count, options_, false, role_.pass_buffers && !restartable, spare_.take());
   if (auto* failed = std::get_if<std::shared_ptr<future_state>>(&admitted)) return *failed;
   auto& encoded = std::get<protocol::encoded_task>(admitted);
+  spare_.settle(encoded.body);
   return enqueue(std::move(encoded.body), std::move(encoded.attachments), settings, count);
 }
 
@@ -267,6 +268,7 @@ void pool_core::start_worker() {
   const connection::settings channel{options_.max_message_size, options_.shared_memory_threshold,
                                      options_.max_worker_memory == 0};
   auto& w = workers_.emplace_back(std::make_unique<worker_slot>(std::move(l), key_, channel));
+  w->keep_spare_bodies_in(&spare_);
   try {
     w->send_hello(hello_body(std::move(env)));
   } catch (const std::exception& e) {
@@ -617,6 +619,7 @@ void pool_core::on_exit(worker_slot& w) {
 }
 
 void pool_core::enforce_timers(clock::time_point now) {
+  spare_.expire(now);
   std::size_t surplus = 0;
   bool kill_running = false;
   const std::size_t alive = live_workers();
@@ -671,6 +674,7 @@ std::optional<pool_core::clock::time_point> pool_core::next_timer(clock::time_po
   for (const auto& w : workers_)
     w->each_deadline(limits_, [&](worker_slot::deadline, clock::time_point at) { consider(at); });
   if (const auto retry = retry_.next_try(now)) consider(*retry);
+  if (const auto spare = spare_.expiry()) consider(*spare);
   return next;
 }
 

@@ -48,6 +48,7 @@
 #include "executor/core/stop_inbox.h"
 #include "executor/core/task_intake.h"
 #include "executor/core/pool_observation.h"
+#include "executor/core/spare_body.h"
 #include "executor/pool/worker_slot.h"
 #include "internal/mutex.h"
 #include "internal/unique_fd.h"
@@ -256,6 +257,11 @@ class pool_core final : public local_pool {
   // The stop target of every task's future (future::cancel(grace)); closed
   // by the destructor, as a future may outlive the pool.
   const std::shared_ptr<stop_inbox> stops_ = std::make_shared<stop_inbox>([this] { wake(); });
+  // A large task body's memory, kept after its message left for the next
+  // large task to be encoded into: taken by submit, given back by the
+  // worker slots, which hold its address (declared before them, it
+  // outlives them).
+  spare_body spare_;
   // The manager's alone.
   std::vector<std::unique_ptr<worker_slot>> workers_;
   // Counts the nested tasks queued (and tasks given back to the queue),

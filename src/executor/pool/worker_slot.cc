@@ -119,7 +119,7 @@ std::optional<pool_task> worker_slot::send_task(pool_task t, std::uint8_t flags)
   if (phase_ == phase::idle) phase_ = phase::busy;
   ++tasks_sent_;
   in_flight_.push_back(std::move(t));
-  if (!channel_.has_queued()) in_flight_.front().forget_message();  // sent; running needs neither
+  if (!channel_.has_queued()) in_flight_.front().forget_message(spare_);  // sent; running needs neither
   return std::nullopt;
 }
 
@@ -143,7 +143,7 @@ std::vector<pool_task> worker_slot::flush() {
   // A task that runs at once no longer needs its body; one queued behind
   // another keeps it until it starts, to be sent elsewhere if the worker
   // dies first.
-  if (!in_flight_.empty()) in_flight_.front().forget_message();
+  if (!in_flight_.empty()) in_flight_.front().forget_message(spare_);
   return unsent;
 }
 
@@ -234,7 +234,7 @@ pool_task worker_slot::finish(std::uint64_t id, clock::time_point now) {
   ++tasks_done_;
   if (running_ != 0) return done;  // back to the task below, which waits
   if (!in_flight_.empty()) {  // started
-    in_flight_.front().forget_message();
+    in_flight_.front().forget_message(spare_);
     in_flight_.front().running_since = now;
     running_ = 1;
   }
@@ -248,7 +248,7 @@ pool_task& worker_slot::began(std::uint64_t id, clock::time_point now) {
   if (running_ == 0 || running_ >= in_flight_.size() || in_flight_[running_].id != id)
     throw protocol_error("a worker began a task out of turn");
   pool_task& t = in_flight_[running_++];
-  t.forget_message();
+  t.forget_message(spare_);
   t.running_since = now;
   return t;
 }

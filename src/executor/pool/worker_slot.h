@@ -40,6 +40,7 @@
 #include "executor/pool/worker_exit.h"
 #include "internal/unique_fd.h"
 #include <serialize/internal/fd_list.h>
+#include "executor/core/spare_body.h"
 
 namespace ferry::detail {
 
@@ -71,8 +72,10 @@ struct pool_task : task_record {
   bool goes_alone(std::size_t shared_memory_threshold) const {
     return body.size() > shared_memory_threshold || !attachments.empty();
   }
-  // Once it runs: it will not be sent again.
-  void forget_message() {
+  // Once it runs: it will not be sent again. A large body's memory goes to
+  // `spare` for the next task to be encoded into, if given.
+  void forget_message(spare_body* spare = nullptr) {
+    if (spare != nullptr) spare->give(std::move(body));
     body = std::string();
     attachments.clear();
   }
@@ -214,6 +217,9 @@ class worker_slot {
   // Asks the worker to exit after its current task; kills it if it cannot
   // be asked.
   void retire();
+  // Where the bodies of its tasks go once sent and no longer needed (the
+  // pool's, which outlives this slot); none: freed.
+  void keep_spare_bodies_in(spare_body* spare) { spare_ = spare; }
   // SIGKILL; `why` becomes the reason its task reports, unless the pool had
   // killed it already.
   void kill(std::string why);
@@ -287,6 +293,7 @@ class worker_slot {
   std::size_t tasks_sent_ = 0;
   std::size_t tasks_done_ = 0;
   std::size_t actors_ = 0;
+  spare_body* spare_ = nullptr;
   clock::time_point closed_at_;  // when the connection closed
   std::string failure_;        // with end_cause::killed: the reason given
   std::string start_failure_;  // what it said when it could not start (its start_failed message)

@@ -125,8 +125,10 @@ function<void()> hello_reader::initializer() {
 // --- task -----------------------------------------------------------------
 
 encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules,
-                         bool pass_buffers) {
+                         bool pass_buffers, std::string into) {
   encoded_task out;
+  out.body = std::move(into);
+  out.body.clear();
   // Room for a small task's function record (its module's path) and
   // arguments at once: growing the string costs more than the writing, and
   // how often it grew depended on the length of the path.

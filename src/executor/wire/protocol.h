@@ -190,8 +190,10 @@ struct encoded_task {
 // go as descriptors in encoded_task::attachments, not as bytes (a process
 // pool's tasks). Throws whatever writing the function or the arguments
 // throws.
+// `into`: memory to encode into (its contents are dropped), such as a
+// large body's kept for the next (executor/core/spare_body.h).
 encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules = false,
-                         bool pass_buffers = false);
+                         bool pass_buffers = false, std::string into = {});
 
 struct task_head {
   callable_ref<const callable_any> function;  // never null
