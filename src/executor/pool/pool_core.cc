@@ -42,7 +42,8 @@ std::shared_ptr<local_pool> local_pool::create(pool_options options, std::string
                                                std::string host) {
   return std::make_shared<pool_core>(
       std::move(options), std::move(initializer_record),
-      pool_role{.loop = pool_driver::caller, .pass_buffers = false, .records_trace = false, .host = std::move(host)});
+      pool_role{.loop = pool_driver::caller, .pass_buffers = false, .keeps_spare_bodies = false,
+                .records_trace = false, .host = std::move(host)});
 }
 
 local_pool::~local_pool() = default;
@@ -268,7 +269,7 @@ void pool_core::start_worker() {
   const connection::settings channel{options_.max_message_size, options_.shared_memory_threshold,
                                      options_.max_worker_memory == 0};
   auto& w = workers_.emplace_back(std::make_unique<worker_slot>(std::move(l), key_, channel));
-  w->keep_spare_bodies_in(&spare_);
+  if (role_.keeps_spare_bodies) w->keep_spare_bodies_in(&spare_);
   try {
     w->send_hello(hello_body(std::move(env)));
   } catch (const std::exception& e) {

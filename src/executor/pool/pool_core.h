@@ -69,6 +69,10 @@ struct pool_role {
   // A task's shared buffers cross to its worker as descriptors: tasks
   // encoded here. An agent is given bodies written with buffers by value.
   bool pass_buffers = true;
+  // A sent large task body's memory is kept for the next task encoded here
+  // (executor/core/spare_body.h). An agent encodes none of its tasks: what
+  // it kept would only be held.
+  bool keeps_spare_bodies = true;
   // pool_options::trace ($FERRY_TRACE) is recorded here. An agent's pool
   // records none: rank 0 records the MPI pool's.
   bool records_trace = true;
