@@ -134,7 +134,7 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
     state->bind_stop_target(stops_, id);
     return mpi_core::task{
         {id, std::move(e.body), state, settings.timeout, std::string(settings.name), count,
-         settings.actor.what == actor_route::part::none ? settings.priority : 0,  // an actor's keep their order
+         queue_priority(settings),
          settings.actor},
         std::move(e.modules)};
   });

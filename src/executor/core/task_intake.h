@@ -21,6 +21,7 @@
 #include <utility>
 
 #include <executor/errors.h>
+#include <executor/internal/submit.h>
 #include <executor/shutdown_options.h>
 #include "executor/core/task_events.h"
 #include "internal/mutex.h"
@@ -142,6 +143,12 @@ class task_intake {
   bool refuse_nested_ ABSL_GUARDED_BY(mu) = false;
   std::uint64_t next_id_ ABSL_GUARDED_BY(mu) = 1;
 };
+
+// The priority a task waits at in either pool's queue: its own, but the
+// default one for an actor's tasks, which keep the order they were made in.
+inline int queue_priority(const task_settings& s) {
+  return s.actor.what == actor_route::part::none ? s.priority : 0;
+}
 
 // What a pending task cancelled by shutdown fails with.
 inline std::exception_ptr cancelled_by_shutdown() {

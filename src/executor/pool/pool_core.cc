@@ -116,8 +116,7 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attac
   auto state = make_future_state();
   const std::size_t before = intake_.submit(observer(), items, settings.name, [&](std::uint64_t id) {
     state->bind_stop_target(stops_, id);
-    // An actor's tasks keep the order they were made in: one priority.
-    const int priority = settings.actor.what == actor_route::part::none ? settings.priority : 0;
+    const int priority = queue_priority(settings);
     pool_task t{{id, std::move(body), state, settings.timeout, std::string(settings.name), items, priority,
                  settings.actor},
                 std::move(attachments), false, false, origin_id};
