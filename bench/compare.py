@@ -91,15 +91,12 @@ row("1 GiB ferry::shared_buffer to a task and back, median", ferry.get("shared_1
     "submit(noop).get() median", ferry.get("roundtrip_median"), slower, "< 1000 us")
 row("1 GiB ferry::shared_buffer, effective rate", ferry.get("shared_gbps"), "GB/s", "loky, 64 MiB by value",
     loky.get("large_gbps"), faster_rate, "")
-fewer = lambda m, p: f"{p / m:.1f}x less"
-row("an idle worker's resident set", ferry.get("memory_idle_worker_rss_mib"), "MiB", "loky",
-    loky.get("memory_idle_worker_rss_mib"), fewer, "")
-row("an idle worker's unique set (private pages)", ferry.get("memory_idle_worker_uss_mib"), "MiB", "loky",
-    loky.get("memory_idle_worker_uss_mib"), fewer, "")
-row("the pool process's resident set, per worker", ferry.get("memory_parent_per_worker_kib"), "KiB", "loky",
-    loky.get("memory_parent_per_worker_kib"), fewer, "")
-row("the pool process's resident set, per queued task", ferry.get("memory_per_queued_task_bytes"), "bytes",
-    "loky", loky.get("memory_per_queued_task_bytes"), fewer, "")
+for what, key, unit in (("an idle worker's resident set", "memory_idle_worker_rss_mib", "MiB"),
+                        ("an idle worker's unique set (private pages)", "memory_idle_worker_uss_mib", "MiB"),
+                        ("the pool process's resident set, per worker", "memory_parent_per_worker_kib", "KiB"),
+                        ("the pool process's resident set, per queued task", "memory_per_queued_task_bytes",
+                         "bytes")):
+    row(what, ferry.get(key), unit, "loky", loky.get(key), lambda m, p: f"{p / m:.1f}x less", "")
 for method, target in (("spawn", "< 10 ms"), ("fork", "< 5 ms")):
     row(f"pool of 2 to first result, {method}", ferry.get(f"start_{method}_ms"), "ms", "loky cold start",
         loky.get("start_ms"), lambda m, p: f"{p / m:.0f}x faster", target)

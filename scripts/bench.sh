@@ -8,11 +8,7 @@ set -euo pipefail
 source "$(dirname "$0")/bench_build.sh" python3-joblib
 # With BUSY=1 a shell loop keeps one CPU busy for the whole run, the loaded
 # case of the targets.
-if [ "${BUSY:-0}" = 1 ]; then
-  sh -c 'while :; do :; done' &
-  busy=$!
-  trap 'kill $busy; rm -rf "$out"' EXIT
-fi
+busy_if_asked
 echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d)" >&2
 # Repetitions in random order, and their medians: ferry's row and cereal's
 # then see the same moments of a noisy machine.

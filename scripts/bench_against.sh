@@ -12,13 +12,9 @@ set --  # bench_build.sh installs what it is given
 source "$(dirname "$0")/bench_build.sh"
 then_tree="$out/then"
 git -C "$root" worktree add -q --detach "$then_tree" "$commit"
-trap 'git -C "$root" worktree remove --force "$then_tree"; rm -rf "$out"; [ -n "${busy:-}" ] && kill "$busy"' EXIT
+trap 'git -C "$root" worktree remove --force "$then_tree"; bench_cleanup' EXIT
 FERRY_BUILD_DIR="$then_tree/build-bench" "$then_tree/scripts/build.sh" bench >/dev/null
-busy=
-if [ "${BUSY:-0}" = 1 ]; then
-  sh -c 'while :; do :; done' &
-  busy=$!
-fi
+busy_if_asked
 # Each side goes first in every other round, so that neither gains from
 # its place (a warmer cache, a CPU already at speed).
 for i in $(seq "$runs"); do

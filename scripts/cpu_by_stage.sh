@@ -10,12 +10,7 @@
 #   scripts/cpu_by_stage.sh
 set -euo pipefail
 source "$(dirname "$0")/bench_build.sh" linux-perf
-busy=
-if [ "${BUSY:-0}" = 1 ]; then
-  sh -c 'while :; do :; done' &
-  busy=$!
-  trap 'kill $busy; rm -rf "$out"' EXIT
-fi
+busy_if_asked
 perf record -q -e cpu-clock -c 100000 -g -o "$out/perf.data" \
   "$build/bench/executor_bench" submits >"$out/run.jsonl" 2>"$out/perf.log"
 perf report -i "$out/perf.data" --no-children --sort dso,sym --stdio -g none 2>/dev/null >"$out/report.txt"

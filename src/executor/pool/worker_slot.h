@@ -73,8 +73,8 @@ struct pool_task : task_record {
     return body.size() > shared_memory_threshold || !attachments.empty();
   }
   // Once it runs: it will not be sent again. A large body's memory goes to
-  // `spare` for the next task to be encoded into, if given.
-  void forget_message(spare_body* spare = nullptr) {
+  // `spare` (if not null) for the next task to be encoded into.
+  void forget_message(spare_body* spare) {
     if (spare != nullptr) spare->give(std::move(body));
     body = std::string();
     attachments.clear();
