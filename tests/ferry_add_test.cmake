@@ -11,13 +11,49 @@
 #                              FERRY_TEST_START set
 #     [METHODS method...]      the same under these start methods only
 #     [PREFIX prefix]          before those names (O0.)
+#     [UNOPTIMIZED]            compiled at -O0
 #     [TIMEOUT seconds])       of each test; 60 unless given
 #
 # Warnings are ferry's (FERRY_WARNINGS: -Wall -Wextra, and -Werror with
 # FERRY_WARNINGS_AS_ERRORS), as for the libraries. Tests are discovered from
 # the program (gtest_discover_tests), never listed by hand.
+#
+# Compile time: most of a test file's compile is parsing
+# GoogleTest and ferry's API, so every test program reuses one precompiled
+# header of the two (one per optimization level: GCC refuses a header
+# precompiled with another, and -Winvalid-pch says so, an error in CI).
+# Where the build has debug info, tests have line tables only (-g1): a
+# failing test's stack still names files and lines. main() of the pool
+# tests is compiled once, in ferry_pool_test_main.
+set(FERRY_TEST_OPTIONS ${FERRY_WARNINGS} $<$<CONFIG:RelWithDebInfo,Debug>:-g1>)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  list(APPEND FERRY_TEST_OPTIONS -Winvalid-pch)
+endif()
+set(FERRY_TEST_DEFINITIONS "")
+if(FERRY_SANITIZE MATCHES "address")
+  set(FERRY_TEST_DEFINITIONS FERRY_UNDER_ASAN=1)
+elseif(FERRY_SANITIZE MATCHES "thread")
+  set(FERRY_TEST_DEFINITIONS FERRY_UNDER_TSAN=1)
+endif()
+# ferry_test_header at the build's optimization level, ferry_test_header_O0
+# for UNOPTIMIZED programs; each is built only where a program reuses it.
+foreach(header ferry_test_header ferry_test_header_O0)
+  add_library(${header} OBJECT EXCLUDE_FROM_ALL ${FERRY_TESTS_DIR}/precompiled.cc)
+  target_link_libraries(${header} PRIVATE ferry::executor GTest::gtest)
+  target_compile_options(${header} PRIVATE ${FERRY_TEST_OPTIONS})
+  target_precompile_headers(${header} PRIVATE <gtest/gtest.h> <executor/executor.h>)
+endforeach()
+target_compile_options(ferry_test_header_O0 PRIVATE -O0)
+
+add_library(ferry_pool_test_main STATIC ${FERRY_TESTS_DIR}/executor/pool_test_main.cc)
+target_link_libraries(ferry_pool_test_main PUBLIC ferry::executor GTest::gtest)
+target_compile_options(ferry_pool_test_main PRIVATE ${FERRY_TEST_OPTIONS})
+target_compile_definitions(ferry_pool_test_main PRIVATE ${FERRY_TEST_DEFINITIONS}
+  FERRY_TEST_WORKER_PROGRAM="$<TARGET_FILE:ferry-worker>")
+target_precompile_headers(ferry_pool_test_main REUSE_FROM ferry_test_header)
+
 function(ferry_add_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "POOL_MAIN;START_METHODS" "PREFIX;TIMEOUT"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "POOL_MAIN;START_METHODS;UNOPTIMIZED" "PREFIX;TIMEOUT"
                         "SOURCES;LIBRARIES;DEFINITIONS;METHODS")
   if(arg_START_METHODS AND NOT arg_METHODS)
     set(arg_METHODS spawn fork plugin)
@@ -25,20 +61,21 @@ function(ferry_add_test name)
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT 60)
   endif()
+  add_executable(${name} ${arg_SOURCES})
   if(arg_POOL_MAIN)
-    add_executable(${name} ${arg_SOURCES} ${FERRY_TESTS_DIR}/executor/pool_test_main.cc)
-    target_link_libraries(${name} PRIVATE ${arg_LIBRARIES} GTest::gtest)
+    target_link_libraries(${name} PRIVATE ${arg_LIBRARIES} ferry_pool_test_main)
   else()
-    add_executable(${name} ${arg_SOURCES})
     target_link_libraries(${name} PRIVATE ${arg_LIBRARIES} GTest::gtest_main)
   endif()
-  target_compile_options(${name} PRIVATE ${FERRY_WARNINGS})
-  target_compile_definitions(${name} PRIVATE ${arg_DEFINITIONS})
-  if(FERRY_SANITIZE MATCHES "address")
-    target_compile_definitions(${name} PRIVATE FERRY_UNDER_ASAN=1)
-  elseif(FERRY_SANITIZE MATCHES "thread")
-    target_compile_definitions(${name} PRIVATE FERRY_UNDER_TSAN=1)
+  target_compile_options(${name} PRIVATE ${FERRY_TEST_OPTIONS})
+  if(arg_UNOPTIMIZED)
+    target_compile_options(${name} PRIVATE -O0)
+    target_precompile_headers(${name} REUSE_FROM ferry_test_header_O0)
+  else()
+    target_precompile_headers(${name} REUSE_FROM ferry_test_header)
   endif()
+  target_compile_definitions(${name} PRIVATE ${arg_DEFINITIONS})
+  target_compile_definitions(${name} PRIVATE ${FERRY_TEST_DEFINITIONS})
   if(arg_METHODS)
     foreach(method ${arg_METHODS})
       gtest_discover_tests(${name}
