@@ -18,13 +18,13 @@
 # FERRY_WARNINGS_AS_ERRORS), as for the libraries. Tests are discovered from
 # the program (gtest_discover_tests), never listed by hand.
 #
-# Compile time: most of a test file's compile is parsing
-# GoogleTest and ferry's API, so every test program reuses one precompiled
-# header of the two (one per optimization level: GCC refuses a header
-# precompiled with another, and -Winvalid-pch says so, an error in CI).
-# Where the build has debug info, tests have line tables only (-g1): a
-# failing test's stack still names files and lines. main() of the pool
-# tests is compiled once, in ferry_pool_test_main.
+# Compile time: most of a test file's compile is parsing GoogleTest and
+# ferry's API, so every test program reuses one precompiled header of the
+# two (one per optimization level: GCC refuses a header precompiled with
+# another, and -Winvalid-pch says so, an error in CI). Where the build has
+# debug info, tests have line tables only (-g1): a failing test's stack
+# still names files and lines. main() of the pool tests is compiled once,
+# in ferry_pool_test_main.
 set(FERRY_TEST_OPTIONS ${FERRY_WARNINGS} $<$<CONFIG:RelWithDebInfo,Debug>:-g1>)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   list(APPEND FERRY_TEST_OPTIONS -Winvalid-pch)
@@ -45,12 +45,20 @@ foreach(header ferry_test_header ferry_test_header_O0)
 endforeach()
 target_compile_options(ferry_test_header_O0 PRIVATE -O0)
 
+# What every target of test code is compiled with: the options and
+# definitions above and the precompiled header for its level (PCH: one of
+# the two above).
+#   ferry_test_compile(TARGET PCH)
+function(ferry_test_compile target pch)
+  target_compile_options(${target} PRIVATE ${FERRY_TEST_OPTIONS})
+  target_compile_definitions(${target} PRIVATE ${FERRY_TEST_DEFINITIONS})
+  target_precompile_headers(${target} REUSE_FROM ${pch})
+endfunction()
+
 add_library(ferry_pool_test_main STATIC ${FERRY_TESTS_DIR}/executor/pool_test_main.cc)
 target_link_libraries(ferry_pool_test_main PUBLIC ferry::executor GTest::gtest)
-target_compile_options(ferry_pool_test_main PRIVATE ${FERRY_TEST_OPTIONS})
-target_compile_definitions(ferry_pool_test_main PRIVATE ${FERRY_TEST_DEFINITIONS}
-  FERRY_TEST_WORKER_PROGRAM="$<TARGET_FILE:ferry-worker>")
-target_precompile_headers(ferry_pool_test_main REUSE_FROM ferry_test_header)
+target_compile_definitions(ferry_pool_test_main PRIVATE FERRY_TEST_WORKER_PROGRAM="$<TARGET_FILE:ferry-worker>")
+ferry_test_compile(ferry_pool_test_main ferry_test_header)
 
 function(ferry_add_test name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "POOL_MAIN;START_METHODS;UNOPTIMIZED" "PREFIX;TIMEOUT"
@@ -67,15 +75,13 @@ function(ferry_add_test name)
   else()
     target_link_libraries(${name} PRIVATE ${arg_LIBRARIES} GTest::gtest_main)
   endif()
-  target_compile_options(${name} PRIVATE ${FERRY_TEST_OPTIONS})
   if(arg_UNOPTIMIZED)
+    ferry_test_compile(${name} ferry_test_header_O0)
     target_compile_options(${name} PRIVATE -O0)
-    target_precompile_headers(${name} REUSE_FROM ferry_test_header_O0)
   else()
-    target_precompile_headers(${name} REUSE_FROM ferry_test_header)
+    ferry_test_compile(${name} ferry_test_header)
   endif()
   target_compile_definitions(${name} PRIVATE ${arg_DEFINITIONS})
-  target_compile_definitions(${name} PRIVATE ${FERRY_TEST_DEFINITIONS})
   if(arg_METHODS)
     foreach(method ${arg_METHODS})
       gtest_discover_tests(${name}
