@@ -7,10 +7,10 @@ set -u
 job="mpi-$$-$RANDOM"
 FERRY_TEST_JOB=$job "$1" -x FERRY_TEST_JOB "${@:2}"
 status=$?
+# One grep over every environment (-z: its entries end in NUL), not a pipe
+# per process: that cost about 0.7 s a job, a minute over the suite.
 left() {
-  for env in /proc/[0-9]*/environ; do
-    { tr '\0' '\n' <"$env"; } 2>/dev/null | grep -qx "FERRY_TEST_JOB=$job" && basename "$(dirname "$env")"
-  done
+  grep -lzxsF "FERRY_TEST_JOB=$job" /proc/[0-9]*/environ | cut -d/ -f3
 }
 for _ in 1 2 3 4 5 6 7 8 9 10; do  # processes may take a moment to be reaped
   [ -z "$(left)" ] && exit $status
