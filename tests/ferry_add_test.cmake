@@ -24,7 +24,10 @@
 # another, and -Winvalid-pch says so, an error in CI). Where the build has
 # debug info, tests have line tables only (-g1): a failing test's stack
 # still names files and lines. main() of the pool tests is compiled once,
-# in ferry_pool_test_main.
+# in ferry_pool_test_main. The examples, the compile-fail cases and the
+# executables declared by hand reuse the header too (ferry_test_compile);
+# the tests' shared libraries cannot, as GCC refuses a header made for
+# executables (-fpie) in position-independent code.
 set(FERRY_TEST_OPTIONS ${FERRY_WARNINGS} $<$<CONFIG:RelWithDebInfo,Debug>:-g1>)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   list(APPEND FERRY_TEST_OPTIONS -Winvalid-pch)
