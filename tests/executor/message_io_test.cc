@@ -34,8 +34,6 @@ using ferry_test::socket_pair;
 
 namespace {
 
-std::string message(std::string_view body) { return std::string(body); }
-
 // The bytes write_message puts on a socket for this message (small enough
 // for the socket's buffer).
 std::string sent_bytes(channel_auth* signer, protocol::kind type, std::uint64_t id,
@@ -58,7 +56,7 @@ std::string encoded(protocol::kind type, std::uint64_t id, std::string_view body
 
 TEST(MessageIo, RoundTrip) {
   socket_pair s;
-  std::string m = message("hello");
+  std::string m("hello");
   write_message(s.a, nullptr, {protocol::kind::task, 7, m}, 1u << 20);
   message_reader r(1024);
   auto f = r.read_blocking(s.b);
@@ -88,7 +86,7 @@ TEST(MessageIo, PartialWritesOfALargeMessage) {
   std::string body(8u << 20, 'z');
   body[body.size() - 1] = '!';
   std::thread writer([&] {
-    std::string m = message(body);
+    std::string m(body);
     write_message(s.a, nullptr, {protocol::kind::task, 1, m}, 1u << 30);  // inline: bigger than the socket buffer
   });
   message_reader r(1u << 30);
@@ -130,7 +128,7 @@ TEST(MessageIo, EintrDuringABlockingRead) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     pthread_kill(reader.native_handle(), SIGUSR1);
   }
-  std::string m = message("after signals");
+  std::string m("after signals");
   write_message(s.a, nullptr, {protocol::kind::task, 1, m}, 1u << 20);
   reader.join();
   ASSERT_TRUE(got);
@@ -162,7 +160,7 @@ TEST(MessageIo, CleanEndBetweenMessages) {
 
 TEST(MessageIo, MessageAboveTheMaximum) {
   socket_pair s;
-  std::string m = message(std::string(2048, 'x'));
+  std::string m(std::string(2048, 'x'));
   write_message(s.a, nullptr, {protocol::kind::task, 1, m}, 1u << 20);
   message_reader r(1024);
   try {
@@ -186,7 +184,7 @@ TEST(MessageIo, BadMagic) {
 TEST(MessageIo, LargeBodyTravelsInSharedMemory) {
   socket_pair s;
   std::string body(64 * 1024, 'm');
-  std::string m = message(body);
+  std::string m(body);
   write_message(s.a, nullptr, {protocol::kind::result, 9, m}, 1024);
   message_reader r(1u << 20);
   auto f = r.read_blocking(s.b);
@@ -348,7 +346,7 @@ TEST(MessageAuth, SharedMemoryBodyIsAuthenticated) {
   channel_auth worker(key_a, channel_auth::side::worker);
   socket_pair s;
   std::string body(64 * 1024, 'm');
-  std::string m = message(body);
+  std::string m(body);
   write_message(s.a, &worker, {protocol::kind::result, 9, m}, 1024);
   message_reader r(1u << 20);
   r.authenticate_with(&pool);
@@ -365,7 +363,7 @@ TEST(MessageAuth, SharedMemoryBodySwappedForAnotherFileIsRejected) {
   channel_auth worker(key_a, channel_auth::side::worker);
   const std::string body(64 * 1024, 's');
   socket_pair capture;
-  std::string m = message(body);
+  std::string m(body);
   write_message(capture.a, &worker, {protocol::kind::result, 9, m}, 1024);
   auto [h, genuine] = receive_header_and_descriptor(capture.b);
   ASSERT_GE(genuine, 0);
