@@ -6,9 +6,7 @@
 #   scripts/bench.sh [MAX_WORKERS_FOR_SCALING]   (default 16; BUSY=1: one CPU kept busy)
 set -euo pipefail
 source "$(dirname "$0")/bench_build.sh" python3-joblib
-# With BUSY=1 a shell loop keeps one CPU busy for the whole run, the loaded
-# case of the targets.
-busy_if_asked
+busy_if_asked  # BUSY=1: the loaded case of the targets (scripts/bench_build.sh)
 echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d)" >&2
 # Repetitions in random order, and their medians: ferry's row and cereal's
 # then see the same moments of a noisy machine.
