@@ -52,9 +52,15 @@ target_compile_options(ferry_test_header_O0 PRIVATE -O0)
 # definitions above and the precompiled header for its level (PCH: one of
 # the two above).
 #   ferry_test_compile(TARGET PCH)
+# The options are kept in global properties: a function sees its caller's
+# variables, and examples/ is not below tests/.
+set_property(GLOBAL PROPERTY FERRY_TEST_OPTIONS ${FERRY_TEST_OPTIONS})
+set_property(GLOBAL PROPERTY FERRY_TEST_DEFINITIONS ${FERRY_TEST_DEFINITIONS})
 function(ferry_test_compile target pch)
-  target_compile_options(${target} PRIVATE ${FERRY_TEST_OPTIONS})
-  target_compile_definitions(${target} PRIVATE ${FERRY_TEST_DEFINITIONS})
+  get_property(options GLOBAL PROPERTY FERRY_TEST_OPTIONS)
+  get_property(definitions GLOBAL PROPERTY FERRY_TEST_DEFINITIONS)
+  target_compile_options(${target} PRIVATE ${options})
+  target_compile_definitions(${target} PRIVATE ${definitions})
   target_precompile_headers(${target} REUSE_FROM ${pch})
 endfunction()
 

@@ -48,7 +48,7 @@ struct mpi_pool_options {
   // state). max_workers 0: each host's cpu_count(). The initializer runs
   // in each worker of every agent. The MPI launcher's variables (OMPI_*,
   // PMIX_*, PMI_*, HYDRA_*) are added to unset_env.
-  pool_options local;
+  pool_options local{};
   // Tasks each agent holds per worker, so that a worker starts its next task
   // as soon as it finishes one instead of a round trip later.
   std::size_t tasks_in_flight_per_worker = 2;

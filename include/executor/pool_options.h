@@ -31,14 +31,14 @@ struct pool_options {
   std::size_t max_tasks_per_worker = 0;
   // A task running longer has its worker killed (and replaced) and fails
   // with ferry::task_timeout_error.
-  std::optional<std::chrono::milliseconds> task_timeout;
+  std::optional<std::chrono::milliseconds> task_timeout{};
   // How many times a task is sent again, to a new worker, after the worker
   // running it died; a task's own ferry::task_options::retries overrides it.
   unsigned task_retries = 0;
   // Run once in each new worker before its first task. If it throws, the
   // worker does not start and the pending tasks fail with
   // ferry::worker_start_error.
-  function<void()> initializer;
+  function<void()> initializer{};
   // A worker whose resident memory is above this many bytes after a task
   // delivers that task's result and then exits (the pool starts another
   // when needed); 0 means no limit. A task that alone (its growth while it
@@ -46,12 +46,12 @@ struct pool_options {
   // with ferry::worker_died_error saying so.
   std::size_t max_worker_memory = 0;
   // Environment variables set in each worker before the initializer.
-  std::map<std::string, std::string> env;
+  std::map<std::string, std::string> env{};
   // Environment variables a worker does not inherit from the pool's
   // process; a name ending in '*' removes every variable it is a prefix of,
   // e.g. "OMPI_*". Applied when the worker starts, before anything of it
   // runs (spawn, plugin) or right after fork; env is applied after it.
-  std::vector<std::string> unset_env;
+  std::vector<std::string> unset_env{};
   // The threads each worker's OpenMP and BLAS libraries may start, so that
   // a pool of N workers on C CPUs does not run N x C of them. Unset: C / N
   // (at least 1), C being cpu_count() where the workers run. 0: the pool
@@ -60,7 +60,7 @@ struct pool_options {
   // VECLIB_MAXIMUM_THREADS and NUMEXPR_NUM_THREADS set to it, except those
   // that env sets or that the pool's process passes on from its own
   // environment: the user's choice stands.
-  std::optional<std::size_t> inner_threads;
+  std::optional<std::size_t> inner_threads{};
   // A message between pool and worker larger than this is refused: the
   // task fails (or, from a worker, the worker is replaced).
   std::size_t max_message_size = std::size_t{1} << 32;
@@ -77,7 +77,7 @@ struct pool_options {
   std::chrono::microseconds spin = std::chrono::microseconds(0);
   // Told of each task's and worker's events (executor/events.h); unset,
   // nothing is made or called for them.
-  std::shared_ptr<pool_observer> observer;
+  std::shared_ptr<pool_observer> observer{};
   // Where workers' stdout and stderr go (executor/events.h): as they are,
   // or captured and written line by line, each line prefixed with its
   // worker and task. Lines are never cut or mixed with other lines (one
@@ -88,15 +88,15 @@ struct pool_options {
   // instead, on the pool's manager thread (keep it short). process_pool
   // only: an mpi_pool's workers are on other hosts, and its constructor
   // refuses it (use local.worker_output).
-  std::function<void(const output_line&)> on_output;
+  std::function<void(const output_line&)> on_output{};
   // Records every task's span on the worker that ran it and, when the pool
   // has shut down, writes them to this file as a Chrome trace (Perfetto,
   // chrome://tracing) and beside it, with the extension .html, a page
   // drawing the timeline. Empty: $FERRY_TRACE if set, else nothing.
-  std::filesystem::path trace;
+  std::filesystem::path trace{};
   // For start_method::plugin: the worker program. Empty: $FERRY_WORKER, else
   // `ferry-worker` next to the ferry_executor library.
-  std::filesystem::path worker_program;
+  std::filesystem::path worker_program{};
 };
 
 }  // namespace ferry

@@ -9,10 +9,7 @@
 
 int main() {
   std::cout << "main ran" << std::endl;
-  ferry::pool_options options;
-  options.max_workers = 2;
-  options.start = ferry::start_method::spawn;
-  ferry::process_pool pool(options);
+  ferry::process_pool pool({.max_workers = 2, .start = ferry::start_method::spawn});
   try {
     pool.submit([](int x) { return x; }, 1).get();
     std::cout << "the task ran, which it must not" << std::endl;

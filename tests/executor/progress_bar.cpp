@@ -16,9 +16,7 @@
 int main(int argc, char** argv) {
   ferry::serve_if_worker(argc, argv);
   const std::string mode = argc > 1 ? argv[1] : "ordered";
-  ferry::pool_options pool_options;
-  pool_options.max_workers = 2;
-  ferry::process_pool pool(pool_options);
+  ferry::process_pool pool({.max_workers = 2});
   auto slow_square = [](int x) {
     std::this_thread::sleep_for(std::chrono::milliseconds(4));
     return x * x;
