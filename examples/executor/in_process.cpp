@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   // It was encoded, sent through a socket, decoded, and its result or
   // exception came back the same way, exactly as from a worker process.
   try {
-    pool.submit([](std::string s) { return s.at(10); }, std::string("short")).get();
+    pool.submit([](const std::string& s) { return s.at(10); }, std::string("short")).get();
   } catch (const std::out_of_range& e) {
     std::cout << "out_of_range\n";  // out_of_range
   }
