@@ -88,8 +88,10 @@ for name in sorted(public):
         problems.append(f"public name '{name}' (include/) appears on no docs/api page")
 
 def struct_fields(header, name):
-    body = re.search(r"struct " + name + r"\s*\{(.*?)\};", code_text[root / header], re.S).group(1)
-    return set(re.findall(r"(\w+)\s*=[^=]", body)) | set(re.findall(r"(\w+);", body))
+    # The struct ends at a "};" that opens its line: a field's "{};" does not end it.
+    body = re.search(r"struct " + name + r"\s*\{(.*?)\n\};", code_text[root / header], re.S).group(1)
+    return (set(re.findall(r"(\w+)\s*=[^=]", body)) | set(re.findall(r"(\w+);", body)) |
+            set(re.findall(r"(\w+)\{[^{}]*\};", body)))
 
 
 # The tables of docs/api/executor.md whose first column is a struct's fields,
