@@ -69,18 +69,6 @@ target_link_libraries(ferry_pool_test_main PUBLIC ferry::executor GTest::gtest)
 target_compile_definitions(ferry_pool_test_main PRIVATE FERRY_TEST_WORKER_PROGRAM="$<TARGET_FILE:ferry-worker>")
 ferry_test_compile(ferry_pool_test_main ferry_test_header)
 
-# A test program's sources compile in unity batches as the libraries' do
-# (FERRY_UNITY_BUILD): the files of one program parse the same header and
-# instantiate the same pool templates, which a batch does once. A source
-# whose test needs a translation unit of its own says so with the source
-# property SKIP_UNITY_BUILD_INCLUSION.
-#   ferry_test_unity(TARGET)
-function(ferry_test_unity target)
-  set_target_properties(${target} PROPERTIES UNITY_BUILD ${FERRY_UNITY_BUILD})
-  if(FERRY_UNITY_BUILD AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    target_compile_options(${target} PRIVATE -Wno-subobject-linkage)  # as in ferry_library
-  endif()
-endfunction()
 
 function(ferry_add_test name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "POOL_MAIN;START_METHODS;UNOPTIMIZED" "PREFIX;TIMEOUT"
@@ -92,7 +80,11 @@ function(ferry_add_test name)
     set(arg_TIMEOUT 60)
   endif()
   add_executable(${name} ${arg_SOURCES})
-  ferry_test_unity(${name})
+  # Its sources in unity batches (ferry_unity, CMakeLists.txt): the files of
+  # one program parse the same header and instantiate the same pool
+  # templates, which a batch does once. A source whose test needs a
+  # translation unit of its own sets SKIP_UNITY_BUILD_INCLUSION.
+  ferry_unity(${name})
   if(arg_POOL_MAIN)
     target_link_libraries(${name} PRIVATE ${arg_LIBRARIES} ferry_pool_test_main)
   else()
