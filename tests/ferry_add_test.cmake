@@ -54,6 +54,15 @@ target_compile_options(ferry_test_header_O0 PRIVATE -O0)
 #   ferry_test_compile(TARGET PCH)
 # The options are kept in global properties: a function sees its caller's
 # variables, and examples/ is not below tests/.
+# GoogleTest's interface options are among them (the header was made with
+# them; read here, where its imported target is visible), so a program that
+# is not a test neither links nor finds GoogleTest.
+foreach(kind OPTIONS DEFINITIONS)
+  get_target_property(gtest_${kind} GTest::gtest INTERFACE_COMPILE_${kind})
+  if(gtest_${kind})
+    list(APPEND FERRY_TEST_${kind} ${gtest_${kind}})
+  endif()
+endforeach()
 set_property(GLOBAL PROPERTY FERRY_TEST_OPTIONS ${FERRY_TEST_OPTIONS})
 set_property(GLOBAL PROPERTY FERRY_TEST_DEFINITIONS ${FERRY_TEST_DEFINITIONS})
 function(ferry_test_compile target pch)
