@@ -59,11 +59,15 @@ if [ -n "$mpirun" ]; then
 fi
 
 # ferry's sources compile a second time here, in batches as ferry's own
-# build compiles them (FERRY_UNITY_BUILD, on unless a user turns it off).
+# build compiles them (FERRY_UNITY_BUILD, on unless a user turns it off),
+# and without optimization: the consumer gives no build type.
 cmake -S "$src/tests/package/consumer" -B "$tmp/subdirectory" -DFERRY_CONSUMER_MODE=subdirectory \
   -DFERRY_SOURCE_DIR="$src" "${sanitize[@]}" "${mpi_cmake[@]}" >/dev/null &&
   cmake --build "$tmp/subdirectory" -j2 >/dev/null || { echo "FAIL build with add_subdirectory"; exit 1; }
 check "add_subdirectory consumer" "$expected" "$("$tmp/subdirectory/consumer" spawn fork plugin 2>&1)"
+# The consumer gave no build type, and ferry keeps it so (its default is for its own builds).
+check "add_subdirectory keeps the consumer's build type" "CMAKE_BUILD_TYPE:STRING=" \
+  "$(grep '^CMAKE_BUILD_TYPE:' "$tmp/subdirectory/CMakeCache.txt")"
 if [ -n "$mpirun" ]; then
   check "add_subdirectory mpi consumer under mpirun" "$mpi_expected" "$(run_mpi "$tmp/subdirectory/mpi_consumer")"
 fi
