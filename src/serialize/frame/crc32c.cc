@@ -194,15 +194,61 @@ __attribute__((target("vpclmulqdq,avx2,pclmul,sse4.2"))) std::uint32_t crc_folde
   return crc_sse42(crc_sse42(0, last, 16), p, n);
 }
 
-}  // namespace
+// The same folding on 512-bit registers, where the CPU has AVX-512: four
+// accumulators of 64 bytes advance over 256 bytes at a time, each step one
+// three-way xor (vpternlogq) of the two products and the next block, which
+// also shortens each accumulator's chain by an instruction. On the
+// project's AMD EPYC (Zen 5) it ran twice the 256-bit form's pace: 8 KiB in
+// 176 ns against 348 (docs/performance.md). The accumulators are joined by
+// folding 64 bytes at a time, then the four 16-byte lanes of the last one.
+constexpr std::size_t wide_stride = 64 * accumulators;
 
-namespace {
+// A pair of fold constants in each of the four lanes of a 512-bit register.
+__attribute__((target("avx512f"))) inline __m512i in_four_lanes(const std::array<std::uint64_t, 2>& k) {
+  const auto lo = static_cast<long long>(k[0]), hi = static_cast<long long>(k[1]);
+  return _mm512_set_epi64(hi, lo, hi, lo, hi, lo, hi, lo);
+}
+
+// acc moved on by the constants' distance, plus block.
+__attribute__((target("avx512f,vpclmulqdq"))) inline __m512i fold_in(__m512i acc, __m512i constants,
+                                                                     __m512i block) {
+  return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(acc, constants, 0x00),
+                                   _mm512_clmulepi64_epi128(acc, constants, 0x11), block, 0x96);
+}
+
+__attribute__((target("avx512f,vpclmulqdq,pclmul,sse4.2"))) std::uint32_t crc_folded_512(
+    std::uint32_t crc, const unsigned char* p, std::size_t n) {
+  static constexpr auto far = fold_constants(8 * wide_stride), next = fold_constants(8 * 64),
+                        near = fold_constants(128);
+  const __m512i k_far = in_four_lanes(far), k_next = in_four_lanes(next);
+  const __m128i k_near = _mm_set_epi64x(static_cast<long long>(near[1]), static_cast<long long>(near[0]));
+  __m512i acc[accumulators];
+  for (std::size_t i = 0; i < accumulators; ++i) acc[i] = _mm512_loadu_si512(p + 64 * i);
+  acc[0] = _mm512_xor_si512(acc[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(crc))));
+  p += wide_stride;
+  n -= wide_stride;
+  for (; n >= wide_stride; n -= wide_stride, p += wide_stride)
+#pragma GCC unroll 4
+    for (std::size_t i = 0; i < accumulators; ++i) acc[i] = fold_in(acc[i], k_far, _mm512_loadu_si512(p + 64 * i));
+  __m512i joined = acc[0];
+  for (std::size_t i = 1; i < accumulators; ++i) joined = fold_in(joined, k_next, acc[i]);
+  // Through memory: GCC 12 warns of its own placeholder in the lane extract.
+  unsigned char lanes[64];
+  _mm512_storeu_si512(lanes, joined);
+  __m128i x = load(lanes);
+  for (std::size_t i = 1; i < 4; ++i) x = _mm_xor_si128(fold(x, k_near), load(lanes + 16 * i));
+  for (; n >= 16; n -= 16, p += 16) x = _mm_xor_si128(fold(x, k_near), load(p));
+  unsigned char last[16];
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(last), x);
+  return crc_sse42(crc_sse42(0, last, 16), p, n);
+}
 
 // What the CPU has, read once.
 struct cpu_features {
   bool sse42 = __builtin_cpu_supports("sse4.2");
   bool folding = sse42 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") &&
                  __builtin_cpu_supports("vpclmulqdq");
+  bool wide_folding = folding && __builtin_cpu_supports("avx512f");
 };
 
 const cpu_features& cpu() {
@@ -210,20 +256,53 @@ const cpu_features& cpu() {
   return features;
 }
 
-std::uint32_t unfolded(const unsigned char* p, std::size_t size) {
-  return ~(cpu().sse42 ? crc_sse42(~0u, p, size) : crc_portable(~0u, p, size));
+// The running crc (inverted) of [p, p + n) by `path`, or by the next path
+// where the payload is too short for it.
+std::uint32_t crc_by(crc_path path, const unsigned char* p, std::size_t n) {
+  switch (path) {
+    case crc_path::folded_512:
+      if (n >= 2 * wide_stride) return crc_folded_512(~0u, p, n);
+      [[fallthrough]];
+    case crc_path::folded_256:
+      if (n >= 2 * stride) return crc_folded(~0u, p, n);
+      [[fallthrough]];
+    case crc_path::crc_instruction:
+      return crc_sse42(~0u, p, n);
+    case crc_path::table:
+      break;
+  }
+  return crc_portable(~0u, p, n);
+}
+
+crc_path fastest() {
+  if (cpu().wide_folding) return crc_path::folded_512;
+  if (cpu().folding) return crc_path::folded_256;
+  return cpu().sse42 ? crc_path::crc_instruction : crc_path::table;
 }
 
 }  // namespace
 
-std::uint32_t crc32c(const void* data, std::size_t size) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  if (size >= 2 * stride && cpu().folding) return ~crc_folded(~0u, p, size);
-  return unfolded(p, size);
+bool cpu_has(crc_path path) {
+  switch (path) {
+    case crc_path::folded_512:
+      return cpu().wide_folding;
+    case crc_path::folded_256:
+      return cpu().folding;
+    case crc_path::crc_instruction:
+      return cpu().sse42;
+    case crc_path::table:
+      break;
+  }
+  return true;
 }
 
-std::uint32_t crc32c_unfolded(const void* data, std::size_t size) {
-  return unfolded(static_cast<const unsigned char*>(data), size);
+std::uint32_t crc32c(const void* data, std::size_t size) {
+  static const crc_path path = fastest();
+  return ~crc_by(path, static_cast<const unsigned char*>(data), size);
+}
+
+std::uint32_t crc32c_by(crc_path path, const void* data, std::size_t size) {
+  return ~crc_by(path, static_cast<const unsigned char*>(data), size);
 }
 
 }  // namespace ferry::detail

@@ -7,14 +7,21 @@
 
 namespace ferry::detail {
 
-// CRC-32C of data: folded by carry-less multiplication where the CPU has
-// VPCLMULQDQ and AVX2, else with the SSE4.2 crc instruction where it has
-// that, else a table.
+// The ways to compute the checksum, fastest first: folding by carry-less
+// multiplication on 512-bit registers (VPCLMULQDQ with AVX-512) or on
+// 256-bit ones (VPCLMULQDQ with AVX2), the SSE4.2 crc instruction, a table.
+enum class crc_path { folded_512, folded_256, crc_instruction, table };
+
+// Whether this CPU has the instructions `path` takes.
+bool cpu_has(crc_path path);
+
+// CRC-32C of data, by the fastest path the CPU has.
 std::uint32_t crc32c(const void* data, std::size_t size);
 
-// The same checksum never folded, as on a CPU without VPCLMULQDQ; for tests
-// of both paths on one machine.
-std::uint32_t crc32c_unfolded(const void* data, std::size_t size);
+// The same checksum by `path`, which the CPU must have; for tests of every
+// path on one machine and for the checksum's benchmark. A payload too short
+// to fold goes on to the crc instruction, as crc32c does.
+std::uint32_t crc32c_by(crc_path path, const void* data, std::size_t size);
 
 }  // namespace ferry::detail
 
