@@ -25,7 +25,7 @@ check() {  # NAME EXPECTED ACTUAL
 }
 expected=$'loads: hello consumer\nspawn: hello spawn\nfork: hello fork\nplugin: hello plugin'
 
-mpi_flags=(--allow-run-as-root --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo)
+mpi_flags=(--allow-run-as-root --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo --mca pml ob1)
 mpi_cmake=()
 [ -n "$mpirun" ] && mpi_cmake=(-DFERRY_CONSUMER_MPI=ON)
 mpi_expected=$'mpi spawn: hello mpi\nmpi plugin: hello mpi'
