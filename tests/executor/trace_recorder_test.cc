@@ -8,14 +8,14 @@
 
 #include <gtest/gtest.h>
 
-#include <stdlib.h>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <string>
+
+#include "../temp_dir.h"
 
 namespace {
 
@@ -42,20 +42,10 @@ std::string read_file(const std::filesystem::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// A directory of its own, removed at the end of the test.
-struct temp_dir {
-  std::filesystem::path path;
-  temp_dir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "ferry-trace-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~temp_dir() { std::filesystem::remove_all(path); }
-};
-
 // The trace a recorder writes, read back.
-std::string trace_of(const trace_recorder& r, const temp_dir& dir) {
+std::string trace_of(const trace_recorder& r, const ferry_test::temp_dir& dir) {
   r.write();
-  return read_file(dir.path / "trace.json");
+  return read_file(dir.path() / "trace.json");
 }
 
 struct counting_observer : ferry::pool_observer {
@@ -67,8 +57,8 @@ struct counting_observer : ferry::pool_observer {
 }  // namespace
 
 TEST(TraceRecorder, AFinishedTaskIsASpanOnItsWorkersRowLastingFromStartToEnd) {
-  temp_dir dir;
-  trace_recorder r(dir.path / "trace.json", nullptr);
+  ferry_test::temp_dir dir;
+  trace_recorder r(dir.path() / "trace.json", nullptr);
   r.on_task(event(kind::started, 1, 10ms));
   auto finished = event(kind::finished, 1, 15ms);
   finished.name = "load";
@@ -81,8 +71,8 @@ TEST(TraceRecorder, AFinishedTaskIsASpanOnItsWorkersRowLastingFromStartToEnd) {
 }
 
 TEST(TraceRecorder, OverlappingTasksOfOneHostAreDrawnInLanesOfItsRow) {
-  temp_dir dir;
-  trace_recorder r(dir.path / "trace.json", nullptr);
+  ferry_test::temp_dir dir;
+  trace_recorder r(dir.path() / "trace.json", nullptr);
   r.on_task(event(kind::started, 1, 0ms, 0, "a"));
   r.on_task(event(kind::started, 2, 1ms, 0, "a"));
   r.on_task(event(kind::finished, 1, 5ms, 0, "a"));
@@ -96,15 +86,15 @@ TEST(TraceRecorder, OverlappingTasksOfOneHostAreDrawnInLanesOfItsRow) {
 }
 
 TEST(TraceRecorder, ATaskThatFailedBeforeItStartedLeavesNoSpan) {
-  temp_dir dir;
-  trace_recorder r(dir.path / "trace.json", nullptr);
+  ferry_test::temp_dir dir;
+  trace_recorder r(dir.path() / "trace.json", nullptr);
   r.on_task(event(kind::failed, 1, 3ms));
   EXPECT_EQ(trace_of(r, dir).find("\"cat\":\"task\""), std::string::npos);
 }
 
 TEST(TraceRecorder, AFailedAndAThrowingTaskAreMarkedWithTheirError) {
-  temp_dir dir;
-  trace_recorder r(dir.path / "trace.json", nullptr);
+  ferry_test::temp_dir dir;
+  trace_recorder r(dir.path() / "trace.json", nullptr);
   r.on_task(event(kind::started, 1, 0ms));
   auto failed = event(kind::failed, 1, 2ms);
   failed.error = "the worker died";
@@ -123,21 +113,21 @@ TEST(TraceRecorder, AFailedAndAThrowingTaskAreMarkedWithTheirError) {
 // A task's name and error end up inside a JSON string, itself inside the
 // page's <script> element.
 TEST(TraceRecorder, NamesAndErrorsAreEscapedForJsonAndForThePagesScript) {
-  temp_dir dir;
-  trace_recorder r(dir.path / "trace.json", nullptr);
+  ferry_test::temp_dir dir;
+  trace_recorder r(dir.path() / "trace.json", nullptr);
   r.on_task(event(kind::started, 1, 0ms));
   auto finished = event(kind::finished, 1, 1ms);
   finished.name = "say \"hi\"\n</script>\x01\\";
   r.on_task(finished);
   const std::string trace = trace_of(r, dir);
   EXPECT_NE(trace.find(R"("name":"say \"hi\"\n\u003c/script>\u0001\\")"), std::string::npos) << trace;
-  EXPECT_EQ(read_file(dir.path / "trace.html").find("</script>\x01"), std::string::npos);
+  EXPECT_EQ(read_file(dir.path() / "trace.html").find("</script>\x01"), std::string::npos);
 }
 
 TEST(TraceRecorder, EveryEventIsPassedOnToTheUsersObserver) {
-  temp_dir dir;
+  ferry_test::temp_dir dir;
   auto next = std::make_shared<counting_observer>();
-  trace_recorder r(dir.path / "trace.json", next);
+  trace_recorder r(dir.path() / "trace.json", next);
   r.on_task(event(kind::submitted, 1, 0ms));
   r.on_task(event(kind::started, 1, 1ms));
   r.on_task(event(kind::finished, 1, 2ms));
@@ -147,20 +137,20 @@ TEST(TraceRecorder, EveryEventIsPassedOnToTheUsersObserver) {
 }
 
 TEST(TraceRecorder, ThePageBesideTheTraceCarriesIt) {
-  temp_dir dir;
-  trace_recorder r(dir.path / "trace.json", nullptr);
+  ferry_test::temp_dir dir;
+  trace_recorder r(dir.path() / "trace.json", nullptr);
   r.on_task(event(kind::started, 1, 0ms));
   r.on_task(event(kind::finished, 1, 1ms));
   const std::string trace = trace_of(r, dir);
-  const std::string page = read_file(dir.path / "trace.html");
+  const std::string page = read_file(dir.path() / "trace.html");
   EXPECT_NE(page.find(trace), std::string::npos);
   EXPECT_EQ(page.find("/*ferry:trace*/"), std::string::npos);
   EXPECT_EQ(trace_recorder::html_page(trace), page);
 }
 
 TEST(TraceRecorder, AFileThatCannotBeWrittenIsReportedAndNeverThrows) {
-  temp_dir dir;
-  trace_recorder r(dir.path / "no such directory" / "trace.json", nullptr);
+  ferry_test::temp_dir dir;
+  trace_recorder r(dir.path() / "no such directory" / "trace.json", nullptr);
   testing::internal::CaptureStderr();
   EXPECT_NO_THROW(r.write());
   EXPECT_NE(testing::internal::GetCapturedStderr().find("could not write the pool's timeline"), std::string::npos);
