@@ -29,7 +29,7 @@ std::string good() { return ferry::dumps(std::string("payload")); }
 
 }  // namespace
 
-TEST(Frame, HeaderLayout) {
+TEST(DumpsFrame, HeaderLayout) {
   const std::string f = good();
   ASSERT_GE(f.size(), ferry::wire::header_size);
   EXPECT_EQ(f.substr(0, 3), "FRY");
@@ -39,17 +39,17 @@ TEST(Frame, HeaderLayout) {
   EXPECT_EQ(length, f.size() - ferry::wire::header_size);
 }
 
-TEST(Frame, EmptyInput) { EXPECT_EQ(offset_of_error(""), 0u); }
+TEST(DumpsFrame, EmptyInput) { EXPECT_EQ(offset_of_error(""), 0u); }
 
-TEST(Frame, ShorterThanHeader) { EXPECT_EQ(offset_of_error(good().substr(0, 10)), 10u); }
+TEST(DumpsFrame, ShorterThanHeader) { EXPECT_EQ(offset_of_error(good().substr(0, 10)), 10u); }
 
-TEST(Frame, BadMagic) {
+TEST(DumpsFrame, BadMagic) {
   std::string f = good();
   f[0] = 'X';
   EXPECT_EQ(offset_of_error(f), 0u);
 }
 
-TEST(Frame, OtherVersion) {
+TEST(DumpsFrame, OtherVersion) {
   std::string f = good();
   f[3] = 3;
   try {
@@ -61,14 +61,14 @@ TEST(Frame, OtherVersion) {
   }
 }
 
-TEST(Frame, TruncatedPayload) {
+TEST(DumpsFrame, TruncatedPayload) {
   const std::string f = good();
   EXPECT_EQ(offset_of_error(f.substr(0, f.size() - 1)), 8u);
 }
 
-TEST(Frame, ExtraBytesAfterFrame) { EXPECT_EQ(offset_of_error(good() + "x"), 8u); }
+TEST(DumpsFrame, ExtraBytesAfterFrame) { EXPECT_EQ(offset_of_error(good() + "x"), 8u); }
 
-TEST(Frame, FlippedPayloadByte) {
+TEST(DumpsFrame, FlippedPayloadByte) {
   std::string f = good();
   f[f.size() - 1] ^= 0x01;
   try {
@@ -80,7 +80,7 @@ TEST(Frame, FlippedPayloadByte) {
   }
 }
 
-TEST(Frame, EveryFlippedByteIsDetected) {
+TEST(DumpsFrame, EveryFlippedByteIsDetected) {
   const std::string f = ferry::dumps(ferry::function<int(int)>([](int x) { return x; }));
   for (std::size_t i = 0; i < f.size(); ++i) {
     std::string g = f;
@@ -89,14 +89,14 @@ TEST(Frame, EveryFlippedByteIsDetected) {
   }
 }
 
-TEST(Frame, EveryTruncationIsDetected) {
+TEST(DumpsFrame, EveryTruncationIsDetected) {
   const std::string f = ferry::dumps(ferry::function<int(int)>([](int x) { return x; }));
   for (std::size_t n = 0; n < f.size(); ++n)
     EXPECT_THROW((void)ferry::loads<ferry::function<int(int)>>(f.substr(0, n)), ferry::format_error)
         << n;
 }
 
-TEST(Frame, ValueShorterThanPayloadLeavesTrailingBytes) {
+TEST(DumpsFrame, ValueShorterThanPayloadLeavesTrailingBytes) {
   // A payload holding two strings, read as one.
   std::string value;
   {
@@ -113,7 +113,7 @@ TEST(Frame, ValueShorterThanPayloadLeavesTrailingBytes) {
   }
 }
 
-TEST(Frame, UnknownFunctionTag) {
+TEST(DumpsFrame, UnknownFunctionTag) {
   std::string f = ferry::dumps(ferry::function<void()>());
   f[ferry::wire::header_size] = 7;  // tags are 0 to 4
   try {
@@ -165,7 +165,7 @@ std::string entry(const std::string& path, const std::string& build_id) {
 
 }  // namespace
 
-TEST(Directory, APayloadTooShortForTheFooter) {
+TEST(DumpsDirectory, APayloadTooShortForTheFooter) {
   std::string frame(ferry::wire::header_size, '\0');
   frame += "abc";
   const ferry::format_error e = load_error(reseal(frame));
@@ -173,39 +173,39 @@ TEST(Directory, APayloadTooShortForTheFooter) {
   EXPECT_NE(std::string(e.what()).find("too short for the module directory"), std::string::npos) << e.what();
 }
 
-TEST(Directory, ASizeLargerThanTheBytesBeforeIt) {
+TEST(DumpsDirectory, ASizeLargerThanTheBytesBeforeIt) {
   const ferry::format_error e = load_error(frame_with_directory(std::string(1, '\0'), "", 0, 1000));
   EXPECT_EQ(e.offset(), ferry::wire::header_size + 1 + 4);
   EXPECT_NE(std::string(e.what()).find("size 1000 is larger than the 1 bytes"), std::string::npos) << e.what();
 }
 
-TEST(Directory, ACountAboveTheLimit) {
+TEST(DumpsDirectory, ACountAboveTheLimit) {
   const ferry::format_error e = load_error(frame_with_directory(std::string(1, '\0'), "", 100000, 0));
   EXPECT_EQ(e.offset(), ferry::wire::header_size + 1);
   EXPECT_NE(std::string(e.what()).find("lists 100000 modules"), std::string::npos) << e.what();
 }
 
-TEST(Directory, MoreModulesClaimedThanItHolds) {
+TEST(DumpsDirectory, MoreModulesClaimedThanItHolds) {
   const std::string one = entry("/lib/x.so", "abcd");
   const ferry::format_error e = load_error(frame_with_directory(std::string(1, '\0'), one, 2, static_cast<std::uint32_t>(one.size())));
   EXPECT_EQ(e.offset(), ferry::wire::header_size + 1 + one.size());
   EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
 }
 
-TEST(Directory, BytesAfterItsModules) {
+TEST(DumpsDirectory, BytesAfterItsModules) {
   const ferry::format_error e = load_error(frame_with_directory(std::string(1, '\0'), "xyz", 0, 3));
   EXPECT_EQ(e.offset(), ferry::wire::header_size + 1);
   EXPECT_NE(std::string(e.what()).find("3 bytes in the module directory after its 0 modules"),
             std::string::npos) << e.what();
 }
 
-TEST(Directory, AModuleWithAnEmptyBuildId) {
+TEST(DumpsDirectory, AModuleWithAnEmptyBuildId) {
   const std::string bad = entry("/lib/x.so", "");
   const ferry::format_error e = load_error(frame_with_directory(std::string(1, '\0'), bad, 1, static_cast<std::uint32_t>(bad.size())));
   EXPECT_NE(std::string(e.what()).find("empty build-id for module '/lib/x.so'"), std::string::npos) << e.what();
 }
 
-TEST(Directory, AReferenceBeyondIt) {
+TEST(DumpsDirectory, AReferenceBeyondIt) {
   std::string f = ferry::dumps(int_fn([](int x) { return x; }));
   const std::uint32_t ref = 1;  // the directory lists one module, index 0
   std::memcpy(f.data() + ferry::wire::header_size + 1, &ref, 4);
@@ -215,7 +215,7 @@ TEST(Directory, AReferenceBeyondIt) {
             std::string::npos) << e.what();
 }
 
-TEST(Directory, AListedModuleNothingRefersTo) {
+TEST(DumpsDirectory, AListedModuleNothingRefersTo) {
   const std::string f = ferry::dumps(int_fn([](int x) { return x; }));
   const auto l = ferry::testing::layout_of(f);
   const std::string listed = f.substr(l.directory_at, f.size() - ferry::wire::directory_footer_size - l.directory_at);
@@ -229,7 +229,7 @@ TEST(Directory, AListedModuleNothingRefersTo) {
             std::string::npos) << e.what();
 }
 
-TEST(Directory, AValueThatNamesNoModuleHasAnEmptyOne) {
+TEST(DumpsDirectory, AValueThatNamesNoModuleHasAnEmptyOne) {
   const std::string f = ferry::dumps(std::string("payload"));
   EXPECT_EQ(f.substr(f.size() - ferry::wire::directory_footer_size), std::string(8, '\0'));
 }
