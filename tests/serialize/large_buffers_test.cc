@@ -1,0 +1,61 @@
+// Copyright ferry authors.
+//
+// The hint that backs a large value's memory with huge pages
+// (src/serialize/buffers/large_buffers.cc): given to the whole 2 MiB pages
+// inside a range, and to nothing outside them.
+#include <serialize/internal/large_buffers.h>
+
+#include <sys/mman.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+
+// Whether the mapping holding `address` is marked for huge pages ("hg" in
+// its VmFlags in /proc/self/smaps).
+bool marked_for_huge_pages(std::uintptr_t address) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    std::uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> begin >> dash >> end && dash == '-') {
+      inside = begin <= address && address < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return (line + " ").find(" hg ") != std::string::npos;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST(LargeBuffers, TheWholeHugePagesInsideTheRangeAndNothingElseAreOfferedHugePages) {
+  // Four huge pages, aligned to one: [p, p + 4 * huge).
+  void* raw = ::mmap(nullptr, 5 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(raw, MAP_FAILED);
+  const std::uintptr_t p = (reinterpret_cast<std::uintptr_t>(raw) + huge - 1) & ~(huge - 1);
+  if (::madvise(reinterpret_cast<void*>(p), huge, MADV_NOHUGEPAGE) != 0) {
+    ::munmap(raw, 5 * huge);
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  }
+  // From inside the first huge page to inside the fourth: whole ones are the second and third.
+  ferry::detail::advise_huge_pages(reinterpret_cast<void*>(p + 4096), 3 * huge);
+  EXPECT_FALSE(marked_for_huge_pages(p + 4096));
+  EXPECT_TRUE(marked_for_huge_pages(p + huge));
+  EXPECT_TRUE(marked_for_huge_pages(p + 3 * huge - 1));
+  EXPECT_FALSE(marked_for_huge_pages(p + 3 * huge));
+  // A range holding no whole huge page changes nothing.
+  ferry::detail::advise_huge_pages(reinterpret_cast<void*>(p + 3 * huge + 4096), huge);
+  EXPECT_FALSE(marked_for_huge_pages(p + 3 * huge + 4096));
+  ::munmap(raw, 5 * huge);
+}
