@@ -48,6 +48,15 @@ std::string trace_of(const trace_recorder& r, const ferry_test::temp_dir& dir) {
   return read_file(dir.path() / "trace.json");
 }
 
+// A task that ran on worker 1234 from `start` to `end` and finished.
+void ran(trace_recorder& r, std::uint64_t task, std::chrono::milliseconds start, std::chrono::milliseconds end,
+         std::string_view name = {}) {
+  r.on_task(event(kind::started, task, start));
+  auto finished = event(kind::finished, task, end);
+  finished.name = name;
+  r.on_task(finished);
+}
+
 struct counting_observer : ferry::pool_observer {
   int tasks = 0, workers = 0;
   void on_task(const task_event&) override { ++tasks; }
@@ -59,10 +68,7 @@ struct counting_observer : ferry::pool_observer {
 TEST(TraceRecorder, AFinishedTaskIsASpanOnItsWorkersRowLastingFromStartToEnd) {
   ferry_test::temp_dir dir;
   trace_recorder r(dir.path() / "trace.json", nullptr);
-  r.on_task(event(kind::started, 1, 10ms));
-  auto finished = event(kind::finished, 1, 15ms);
-  finished.name = "load";
-  r.on_task(finished);
+  ran(r, 1, 10ms, 15ms, "load");
   const std::string trace = trace_of(r, dir);
   EXPECT_NE(trace.find("\"name\":\"load\",\"cat\":\"task\""), std::string::npos) << trace;
   EXPECT_NE(trace.find("\"dur\":5000.000"), std::string::npos) << trace;
@@ -115,10 +121,7 @@ TEST(TraceRecorder, AFailedAndAThrowingTaskAreMarkedWithTheirError) {
 TEST(TraceRecorder, NamesAndErrorsAreEscapedForJsonAndForThePagesScript) {
   ferry_test::temp_dir dir;
   trace_recorder r(dir.path() / "trace.json", nullptr);
-  r.on_task(event(kind::started, 1, 0ms));
-  auto finished = event(kind::finished, 1, 1ms);
-  finished.name = "say \"hi\"\n</script>\x01\\";
-  r.on_task(finished);
+  ran(r, 1, 0ms, 1ms, "say \"hi\"\n</script>\x01\\");
   const std::string trace = trace_of(r, dir);
   EXPECT_NE(trace.find(R"("name":"say \"hi\"\n\u003c/script>\u0001\\")"), std::string::npos) << trace;
   EXPECT_EQ(read_file(dir.path() / "trace.html").find("</script>\x01"), std::string::npos);
@@ -139,8 +142,7 @@ TEST(TraceRecorder, EveryEventIsPassedOnToTheUsersObserver) {
 TEST(TraceRecorder, ThePageBesideTheTraceCarriesIt) {
   ferry_test::temp_dir dir;
   trace_recorder r(dir.path() / "trace.json", nullptr);
-  r.on_task(event(kind::started, 1, 0ms));
-  r.on_task(event(kind::finished, 1, 1ms));
+  ran(r, 1, 0ms, 1ms);
   const std::string trace = trace_of(r, dir);
   const std::string page = read_file(dir.path() / "trace.html");
   EXPECT_NE(page.find(trace), std::string::npos);
