@@ -78,7 +78,6 @@ target_link_libraries(ferry_pool_test_main PUBLIC ferry::executor GTest::gtest)
 target_compile_definitions(ferry_pool_test_main PRIVATE FERRY_TEST_WORKER_PROGRAM="$<TARGET_FILE:ferry-worker>")
 ferry_test_compile(ferry_pool_test_main ferry_test_header)
 
-
 function(ferry_add_test name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "POOL_MAIN;START_METHODS;UNOPTIMIZED" "PREFIX;TIMEOUT"
                         "SOURCES;LIBRARIES;DEFINITIONS;METHODS")

@@ -16,28 +16,14 @@
 #include <executor/errors.h>
 #include <serialize/error.h>
 
+#include "../error_message.h"
+
 namespace {
 
 using ferry::detail::admit;
 using ferry::detail::refusal;
 using ferry::detail::protocol::encoded_task;
-
-// The error `why` holds, as E, with its message.
-template <class E>
-std::string message_of(const std::exception_ptr& why) {
-  if (!why) {
-    ADD_FAILURE() << "not refused";
-    return {};
-  }
-  try {
-    std::rethrow_exception(why);
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "refused with another type: " << e.what();
-  }
-  return {};
-}
+using ferry_test::message_of;
 
 // A task whose function and arguments write nothing, or throw.
 struct empty_task final : ferry::detail::task_writer {

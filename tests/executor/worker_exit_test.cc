@@ -15,11 +15,14 @@
 
 #include "executor/wire/protocol.h"
 
+#include "../error_message.h"
+
 namespace {
 
 using ferry::detail::exit_facts;
 using ferry::detail::running_task_error;
 using ferry::detail::why_not_started;
+using ferry_test::message_of;
 
 // Wait statuses as waitpid reports them.
 int exited(int code) { return (code & 0xff) << 8; }
@@ -30,18 +33,6 @@ exit_facts facts(int status) {
   f.pid = 1234;
   f.status = status;
   return f;
-}
-
-template <class Error>
-std::string message_of(std::exception_ptr e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const Error& err) {
-    return err.what();
-  } catch (const std::exception& other) {
-    ADD_FAILURE() << "another error type: " << other.what();
-  }
-  return {};
 }
 
 ferry::pool_options limits() {

@@ -4,13 +4,14 @@
 # as a unity build), then a pkg-config build; runs each and checks what it
 # prints. A third argument, the sanitizers ferry was built with
 # (FERRY_SANITIZE), builds the consumers with them too: a sanitizer's runtime
-# must be in the program, not only in the libraries it loads. A fourth,
-# mpirun's path (empty where ferry has no MPI library, or under a sanitizer,
-# as for tests/mpi/), adds the MPI consumers: mpi_consumer built against the
+# must be in the program, not only in the libraries it loads. The rest, an
+# mpirun command with its flags (FERRY_LOCAL_MPIRUN; none where ferry has no
+# MPI library, or under a sanitizer, as for tests/mpi/), adds the MPI consumers: mpi_consumer built against the
 # package's mpi component and through add_subdirectory, and a pkg-config
 # (ferry-mpi) build, each run under mpirun -n 2.
 set -u
-src=$1 build=$2 mpirun=${4:-}
+src=$1 build=$2
+mpirun=("${@:4}")  # the launch command and its flags (FERRY_LOCAL_MPIRUN), or nothing
 sanitize=()
 cflags=""
 if [ -n "${3:-}" ]; then
@@ -25,12 +26,11 @@ check() {  # NAME EXPECTED ACTUAL
 }
 expected=$'loads: hello consumer\nspawn: hello spawn\nfork: hello fork\nplugin: hello plugin'
 
-mpi_flags=(--allow-run-as-root --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo --mca pml ob1)
 mpi_cmake=()
-[ -n "$mpirun" ] && mpi_cmake=(-DFERRY_CONSUMER_MPI=ON)
+[ ${#mpirun[@]} -gt 0 ] && mpi_cmake=(-DFERRY_CONSUMER_MPI=ON)
 mpi_expected=$'mpi spawn: hello mpi\nmpi plugin: hello mpi'
 run_mpi() {  # PROGRAM: both start methods, one job each
-  for method in spawn plugin; do timeout 120 "$mpirun" "${mpi_flags[@]}" -n 2 "$1" "$method" 2>&1; done
+  for method in spawn plugin; do timeout 120 "${mpirun[@]}" -n 2 "$1" "$method" 2>&1; done
 }
 
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null || { echo "FAIL install"; exit 1; }
@@ -39,7 +39,7 @@ for f in lib/cmake/ferry/ferryConfig.cmake lib/cmake/ferry/ferryConfigVersion.cm
   [ -e "$tmp/prefix/$f" ] || { echo "FAIL missing $f"; failures=$((failures + 1)); }
 done
 [ -e "$tmp/prefix/include/serialize" ] && { echo "FAIL headers loose in include/"; failures=$((failures + 1)); }
-if [ -n "$mpirun" ]; then
+if [ ${#mpirun[@]} -gt 0 ]; then
   for f in lib/pkgconfig/ferry-mpi.pc lib/cmake/ferry/ferryMpiTargets.cmake include/ferry/executor/mpi_pool.h; do
     [ -e "$tmp/prefix/$f" ] || { echo "FAIL missing $f"; failures=$((failures + 1)); }
   done
@@ -54,7 +54,7 @@ cmake -S "$src/tests/package/consumer" -B "$tmp/package" -DCMAKE_PREFIX_PATH="$t
   "${mpi_cmake[@]}" >/dev/null &&
   cmake --build "$tmp/package" -j2 >/dev/null || { echo "FAIL build against the installed package"; exit 1; }
 check "find_package consumer" "$expected" "$("$tmp/package/consumer" spawn fork plugin 2>&1)"
-if [ -n "$mpirun" ]; then
+if [ ${#mpirun[@]} -gt 0 ]; then
   check "find_package(ferry COMPONENTS mpi) consumer under mpirun" "$mpi_expected" "$(run_mpi "$tmp/package/mpi_consumer")"
 fi
 
@@ -68,7 +68,7 @@ check "add_subdirectory consumer" "$expected" "$("$tmp/subdirectory/consumer" sp
 # The consumer gave no build type, and ferry keeps it so (its default is for its own builds).
 check "add_subdirectory keeps the consumer's build type" "CMAKE_BUILD_TYPE:STRING=" \
   "$(grep '^CMAKE_BUILD_TYPE:' "$tmp/subdirectory/CMakeCache.txt")"
-if [ -n "$mpirun" ]; then
+if [ ${#mpirun[@]} -gt 0 ]; then
   check "add_subdirectory mpi consumer under mpirun" "$mpi_expected" "$(run_mpi "$tmp/subdirectory/mpi_consumer")"
 fi
 [ -e "$tmp/subdirectory/ferry/tests" ] && { echo "FAIL ferry's tests were built inside the consumer"; failures=$((failures + 1)); }
@@ -78,12 +78,12 @@ flags=$(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs f
   { echo "FAIL pkg-config build"; exit 1; }
 # The .pc file's RPATH finds the libraries: no LD_LIBRARY_PATH.
 check "pkg-config consumer" "pkg-config: 42" "$(env -u LD_LIBRARY_PATH "$tmp/pc" 2>&1)"
-if [ -n "$mpirun" ]; then
+if [ ${#mpirun[@]} -gt 0 ]; then
   flags=$(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs ferry-mpi) &&
     g++ "$src/tests/package/pkgconfig_mpi_consumer.cpp" $flags -o "$tmp/pc_mpi" ||
     { echo "FAIL pkg-config build of ferry-mpi"; exit 1; }
   check "pkg-config ferry-mpi consumer under mpirun" "pkg-config mpi: 42" \
-    "$(env -u LD_LIBRARY_PATH timeout 120 "$mpirun" "${mpi_flags[@]}" -n 2 "$tmp/pc_mpi" 2>&1)"
+    "$(env -u LD_LIBRARY_PATH timeout 120 "${mpirun[@]}" -n 2 "$tmp/pc_mpi" 2>&1)"
 else
   if [ -n "$3" ]; then echo "SKIPPED the MPI consumers: a sanitizer build"; else echo "SKIPPED the MPI consumers: no MPI library"; fi
 fi

@@ -274,12 +274,6 @@ std::uint32_t crc_by(crc_path path, const unsigned char* p, std::size_t n) {
   return crc_portable(~0u, p, n);
 }
 
-crc_path fastest() {
-  if (cpu().wide_folding) return crc_path::folded_512;
-  if (cpu().folding) return crc_path::folded_256;
-  return cpu().sse42 ? crc_path::crc_instruction : crc_path::table;
-}
-
 }  // namespace
 
 bool cpu_has(crc_path path) {
@@ -297,7 +291,12 @@ bool cpu_has(crc_path path) {
 }
 
 std::uint32_t crc32c(const void* data, std::size_t size) {
-  static const crc_path path = fastest();
+  // The first of the paths, fastest first, that this CPU has.
+  static const crc_path path = [] {
+    for (crc_path p : {crc_path::folded_512, crc_path::folded_256, crc_path::crc_instruction})
+      if (cpu_has(p)) return p;
+    return crc_path::table;
+  }();
   return ~crc_by(path, static_cast<const unsigned char*>(data), size);
 }
 
