@@ -51,12 +51,20 @@ std::vector<ferry::future<std::int64_t>> occupy(Pool& pool, std::size_t workers)
   return busy;
 }
 
+// The queued work of the tests below: tasks of 100 ms, long beside a
+// worker's delays in starting one (tens of milliseconds under a sanitizer
+// with every CPU busy), so that while an urgent task waits behind the one
+// sent ahead to its worker, each other worker starts at most one more.
+// Ten of them keep each test under a second.
+constexpr int queued_tasks = 10;
+constexpr int queued_task_ms = 100;
+
 // How many of `tasks` started before `t`.
 inline std::size_t started_before(std::vector<ferry::future<std::int64_t>>& tasks, std::int64_t t) {
   return static_cast<std::size_t>(std::count_if(tasks.begin(), tasks.end(), [&](auto& f) { return get_within(f) < t; }));
 }
 
-// Twenty tasks of the default priority queued behind busy workers, then
+// Ten tasks of the default priority queued behind busy workers, then
 // one of priority 10: it starts before all but at most `most_sent` of them:
 // those already sent to a worker (one ahead of each running task; an MPI
 // agent may also hold some in its own queue, which its own order then
@@ -66,10 +74,10 @@ template <class Pool>
 void expect_an_urgent_task_to_overtake_queued_work(Pool& pool, std::size_t workers, std::size_t most_sent) {
   auto busy = occupy(pool, workers);
   std::vector<ferry::future<std::int64_t>> low;
-  for (int i = 0; i < 20; ++i) low.push_back(pool.submit(test_tasks::started_at(), 20));
+  for (int i = 0; i < queued_tasks; ++i) low.push_back(pool.submit(test_tasks::started_at(), queued_task_ms));
   auto urgent = pool.submit({.priority = 10}, test_tasks::started_at(), 0);
   const std::int64_t t = get_within(urgent);
-  EXPECT_LE(started_before(low, t), most_sent) << "of 20 tasks queued before it";
+  EXPECT_LE(started_before(low, t), most_sent) << "of " << queued_tasks << " tasks queued before it";
   for (auto& f : busy) EXPECT_LT(get_within(f), t);
 }
 
@@ -103,15 +111,15 @@ void expect_first_come_first_served_within_a_priority(Pool& pool) {
 template <class Pool>
 void expect_a_low_priority_map_to_give_way(Pool& pool, std::size_t workers, std::size_t most_sent) {
   auto busy = occupy(pool, workers);
-  const std::vector<int> inputs(20, 20);
-  // The map queues its window of chunks when it is made: here all twenty.
+  const std::vector<int> inputs(queued_tasks, queued_task_ms);
+  // The map queues its window of chunks when it is made: here all of them.
   auto results = pool.map_unordered(test_tasks::started_at(), inputs,
-                                    {.chunksize = 1, .max_chunks_in_flight = 20, .priority = -1});
+                                    {.chunksize = 1, .max_chunks_in_flight = queued_tasks, .priority = -1});
   auto urgent = pool.submit(test_tasks::started_at(), 0);
   const std::int64_t t = get_within(urgent);
   std::size_t before = 0;
   for (const auto& r : results) before += r.value < t ? 1 : 0;
-  EXPECT_LE(before, most_sent) << "of the map's 20 chunks";
+  EXPECT_LE(before, most_sent) << "of the map's " << queued_tasks << " chunks";
   for (auto& f : busy) EXPECT_LT(get_within(f), t);
 }
 
