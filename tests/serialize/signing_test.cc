@@ -95,13 +95,3 @@ TEST(Signing, SignedFrameNeedsItsKey) {
     EXPECT_NE(std::string(e.what()).find("signing_key"), std::string::npos) << e.what();
   }
 }
-
-TEST(Signing, ShortKeyIsRefused) {
-  EXPECT_THROW(ferry::signing_key(std::string(15, 'k')), ferry::error);
-  EXPECT_NO_THROW(ferry::signing_key(std::string(16, 'k')));
-}
-
-TEST(Signing, GeneratedKeysAreDistinct) {
-  EXPECT_EQ(key_a().bytes().size(), ferry::signing_key::default_size);
-  EXPECT_NE(key_a().bytes(), key_b().bytes());
-}
