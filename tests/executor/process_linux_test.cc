@@ -1,0 +1,110 @@
+// Copyright ferry authors.
+//
+// src/executor/pool/process_linux.cc: the Linux process calls the pool
+// makes, each checked against what the kernel then shows.
+#include "executor/pool/process_linux.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <thread>
+#include <vector>
+
+namespace {
+
+bool readable_within(int fd, int ms) {
+  pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+  return ::poll(&p, 1, ms) == 1 && (p.revents & (POLLIN | POLLHUP)) != 0;
+}
+
+TEST(ProcessLinux, TheExitDescriptorBecomesReadableWhenTheChildExitsAndNotBefore) {
+  int gate[2];  // the child exits when the parent closes the write end
+  ASSERT_EQ(::pipe2(gate, O_CLOEXEC), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(gate[1]);
+    char c;
+    ::_exit(::read(gate[0], &c, 1) == 0 ? 0 : 1);
+  }
+  ::close(gate[0]);
+  const int fd = ferry::detail::open_exit_fd(child, -1);
+  ASSERT_GE(fd, 0) << "errno " << errno;
+  EXPECT_FALSE(readable_within(fd, 50)) << "readable while the child runs";
+  ::close(gate[1]);
+  EXPECT_TRUE(readable_within(fd, 10000)) << "not readable after the child exited";
+  int status = 0;
+  EXPECT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ::close(fd);
+}
+
+TEST(ProcessLinux, ASpawnedWorkerRunsThisVeryExecutable) {
+  // Outside valgrind the path is the kernel's link to this process's image.
+  EXPECT_EQ(ferry::detail::spawn_program_path(), "/proc/self/exe");
+}
+
+TEST(ProcessLinux, ResidentBytesGrowWithTouchedMemory) {
+  const std::uint64_t before = ferry::detail::resident_bytes();
+  ASSERT_GT(before, 0u);
+  const std::vector<char> grown(40u << 20, 1);  // above malloc's mmap threshold: fresh pages
+  const std::uint64_t after = ferry::detail::resident_bytes();
+  EXPECT_GE(after, before + (32u << 20)) << "before " << before << ", after " << after;
+  EXPECT_EQ(grown.back(), 1);
+}
+
+TEST(ProcessLinux, CloseOnExecIsSetAndABadDescriptorSaysSo) {
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  EXPECT_EQ(::fcntl(p[0], F_GETFD) & FD_CLOEXEC, 0);
+  ASSERT_TRUE(ferry::detail::set_close_on_exec(p[0]));
+  EXPECT_NE(::fcntl(p[0], F_GETFD) & FD_CLOEXEC, 0);
+  ::close(p[0]);
+  ::close(p[1]);
+  errno = 0;
+  EXPECT_FALSE(ferry::detail::set_close_on_exec(p[0]));
+  EXPECT_EQ(errno, EBADF);
+}
+
+TEST(ProcessLinux, AChildThatAsksToDieWithItsParentThreadIsKilledWhenItEnds) {
+  // The "parent" is the thread that forked the child: when it ends, the
+  // kernel sends the child SIGKILL, as a worker dies with its manager.
+  int ready[2];
+  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+  pid_t child = -1;
+  std::thread forker([&] {
+    child = ::fork();
+    if (child == 0) {
+      ferry::detail::die_with_parent();
+      ::close(ready[0]);
+      const char c = 'r';
+      (void)::write(ready[1], &c, 1);
+      ::pause();
+      ::_exit(0);
+    }
+    char c;  // the child asked before the thread ends
+    if (readable_within(ready[0], 10000)) (void)::read(ready[0], &c, 1);
+  });
+  forker.join();
+  ASSERT_GT(child, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  int status = 0;
+  pid_t reaped = 0;
+  for (int i = 0; i < 2000 && (reaped = ::waitpid(child, &status, WNOHANG)) == 0; ++i) ::usleep(5000);
+  if (reaped == 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+    FAIL() << "the child outlived the thread that started it";
+  }
+  ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+}
+
+}  // namespace
