@@ -68,7 +68,7 @@ bool is_mapped(const std::string& name) {
 
 using int_fn = ferry::function<int(int)>;
 
-class ModulePolicy : public ::testing::Test {
+class ModuleLoading : public ::testing::Test {
  protected:
   void SetUp() override {
     ferry::clear_allowed_modules();
@@ -79,7 +79,7 @@ class ModulePolicy : public ::testing::Test {
 
 }  // namespace
 
-TEST_F(ModulePolicy, NotAllowedIsRefusedAndNeverOpened) {
+TEST_F(ModuleLoading, NotAllowedIsRefusedAndNeverOpened) {
   const std::string bytes = bytes_from_plugin(plugin, "lambda");
   try {
     (void)ferry::loads<int_fn>(bytes);
@@ -91,7 +91,7 @@ TEST_F(ModulePolicy, NotAllowedIsRefusedAndNeverOpened) {
   EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
 }
 
-TEST_F(ModulePolicy, AllowedDirectoryLoadsThePlugin) {
+TEST_F(ModuleLoading, AllowedDirectoryLoadsThePlugin) {
   const std::string lambda = bytes_from_plugin(plugin, "lambda");
   const std::string pointer = bytes_from_plugin(plugin, "pointer");
   const std::string closure = bytes_from_plugin(plugin, "closure");
@@ -102,7 +102,7 @@ TEST_F(ModulePolicy, AllowedDirectoryLoadsThePlugin) {
   EXPECT_EQ(ferry::loads<int_fn>(closure)(1), 4);
 }
 
-TEST_F(ModulePolicy, PluginCodeIsAttributedToThePlugin) {
+TEST_F(ModuleLoading, PluginCodeIsAttributedToThePlugin) {
   // This executable instantiates the model for int(*)(int) too; the plugin's
   // function must still name the plugin, not whichever copy the dynamic
   // linker bound first.
@@ -117,13 +117,13 @@ TEST_F(ModulePolicy, PluginCodeIsAttributedToThePlugin) {
   EXPECT_EQ(fs::path(what.modules[0].path).filename(), plugin.filename());
 }
 
-TEST_F(ModulePolicy, AllowedFileLoadsThePlugin) {
+TEST_F(ModuleLoading, AllowedFileLoadsThePlugin) {
   const std::string bytes = bytes_from_plugin(plugin, "lambda");
   ferry::allow_module(plugin);
   EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 2);
 }
 
-TEST_F(ModulePolicy, AlreadyLoadedModuleNeedsNoAllowance) {
+TEST_F(ModuleLoading, AlreadyLoadedModuleNeedsNoAllowance) {
   const std::string bytes = bytes_from_plugin(plugin, "lambda");
   ferry::allow_module(plugin);
   EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 2);
@@ -131,7 +131,7 @@ TEST_F(ModulePolicy, AlreadyLoadedModuleNeedsNoAllowance) {
   EXPECT_EQ(ferry::loads<int_fn>(bytes)(2), 3);
 }
 
-TEST_F(ModulePolicy, OtherBuildIsABuildIdMismatch) {
+TEST_F(ModuleLoading, OtherBuildIsABuildIdMismatch) {
   // Made by the variant build; the allowed directory holds the other build
   // under the same file name.
   const std::string bytes = bytes_from_plugin(plugin_variant, "lambda");
@@ -158,7 +158,7 @@ TEST_F(ModulePolicy, OtherBuildIsABuildIdMismatch) {
   fs::remove_all(dir);
 }
 
-TEST_F(ModulePolicy, DotDotDoesNotLeaveTheAllowedDirectory) {
+TEST_F(ModuleLoading, DotDotDoesNotLeaveTheAllowedDirectory) {
   const fs::path allowed = plugin.parent_path() / "variant";
   ferry::allow_module(allowed);
   // ".../variant/../libferry_test_plugin.so" resolves outside "variant".
@@ -169,7 +169,7 @@ TEST_F(ModulePolicy, DotDotDoesNotLeaveTheAllowedDirectory) {
   EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
 }
 
-TEST_F(ModulePolicy, SymlinkDoesNotLeaveTheAllowedDirectory) {
+TEST_F(ModuleLoading, SymlinkDoesNotLeaveTheAllowedDirectory) {
   const fs::path dir = fs::temp_directory_path() / ("ferry_symlink_" + std::to_string(getpid()));
   fs::create_directories(dir);
   fs::create_symlink(fs::canonical(plugin), dir / plugin.filename());
@@ -181,7 +181,7 @@ TEST_F(ModulePolicy, SymlinkDoesNotLeaveTheAllowedDirectory) {
   fs::remove_all(dir);
 }
 
-TEST_F(ModulePolicy, MissingModuleIsNotFound) {
+TEST_F(ModuleLoading, MissingModuleIsNotFound) {
   const std::string bytes =
       with_module_path(bytes_from_plugin(plugin, "lambda"), "/nonexistent/libferry_gone.so");
   try {
@@ -192,7 +192,7 @@ TEST_F(ModulePolicy, MissingModuleIsNotFound) {
   }
 }
 
-TEST_F(ModulePolicy, NonElfFileIsALoadError) {
+TEST_F(ModuleLoading, NonElfFileIsALoadError) {
   const fs::path not_elf = FERRY_TEST_NOT_ELF;
   ferry::allow_module(not_elf.parent_path());
   const std::string bytes = with_module_path(bytes_from_plugin(plugin, "lambda"), not_elf.string());
@@ -204,7 +204,7 @@ TEST_F(ModulePolicy, NonElfFileIsALoadError) {
   }
 }
 
-TEST_F(ModulePolicy, AMissingDependencyIsALoadErrorWithTheLoadersMessage) {
+TEST_F(ModuleLoading, AMissingDependencyIsALoadErrorWithTheLoadersMessage) {
   // A copy of the plugin, same build, without the library it links beside it.
   const fs::path dependent = FERRY_TEST_DEPENDENT_PLUGIN;
   const fs::path dir = fs::temp_directory_path() / ("ferry_dependent_" + std::to_string(getpid()));
@@ -225,7 +225,7 @@ TEST_F(ModulePolicy, AMissingDependencyIsALoadErrorWithTheLoadersMessage) {
   fs::remove_all(dir);
 }
 
-TEST_F(ModulePolicy, AnotherProgramsExecutableIsALoadError) {
+TEST_F(ModuleLoading, AnotherProgramsExecutableIsALoadError) {
   // A PIE program (any will do: this toolchain builds PIE by default).
   const fs::path program = FERRY_TEST_PROGRAM;
   ferry::allow_module(program.parent_path());
@@ -239,7 +239,7 @@ TEST_F(ModulePolicy, AnotherProgramsExecutableIsALoadError) {
   }
 }
 
-TEST_F(ModulePolicy, NamedCallableLoadsFromAnotherBuild) {
+TEST_F(ModuleLoading, NamedCallableLoadsFromAnotherBuild) {
   // Made by the variant build; only the other build is allowed. A keyed
   // callable would be a build-id mismatch; a named one is found by name.
   const std::string named = bytes_from_plugin(plugin_variant, "named");
@@ -254,7 +254,7 @@ TEST_F(ModulePolicy, NamedCallableLoadsFromAnotherBuild) {
   fs::remove_all(dir);
 }
 
-TEST_F(ModulePolicy, NamedCallableStillObeysThePolicy) {
+TEST_F(ModuleLoading, NamedCallableStillObeysThePolicy) {
   const std::string named = bytes_from_plugin(plugin, "named");
   EXPECT_THROW((void)ferry::loads<int_fn>(named), ferry::module_not_allowed_error);
   EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
@@ -276,7 +276,7 @@ TEST(ModuleIdentity, ModuleWithoutBuildIdCannotShip) {
 // No code of a refused module runs: its static initializer would leave a
 // marker file, and none appears when the policy refuses it (not allowed, or
 // another build under the allowed name). Allowed, it runs: the marker works.
-TEST_F(ModulePolicy, RefusedModuleNeverRuns) {
+TEST_F(ModuleLoading, RefusedModuleNeverRuns) {
   const fs::path module = FERRY_TEST_MARKER_MODULE;
   const fs::path marker = fs::temp_directory_path() / ("ferry_marker_" + std::to_string(getpid()));
   ::setenv("FERRY_TEST_MARKER", marker.c_str(), 1);
@@ -305,7 +305,7 @@ TEST_F(ModulePolicy, RefusedModuleNeverRuns) {
 
 // Signed bytes that do not verify are refused before anything in them is
 // read: even an allowed module they name is not opened.
-TEST_F(ModulePolicy, SignedBytesThatDoNotVerifyNeverLoadAModule) {
+TEST_F(ModuleLoading, SignedBytesThatDoNotVerifyNeverLoadAModule) {
   const fs::path module = FERRY_TEST_MARKER_MODULE;
   const fs::path marker = fs::temp_directory_path() / ("ferry_marker_signed_" + std::to_string(getpid()));
   ::setenv("FERRY_TEST_MARKER", marker.c_str(), 1);
@@ -329,7 +329,7 @@ TEST_F(ModulePolicy, SignedBytesThatDoNotVerifyNeverLoadAModule) {
 // A key trusted for code lets the bytes signed with it load the modules they
 // name, without the allow-list but with the build-id check; unsigned bytes
 // and bytes under another key still need the allow-list.
-TEST_F(ModulePolicy, BytesSignedWithATrustedKeyLoadTheirModule) {
+TEST_F(ModuleLoading, BytesSignedWithATrustedKeyLoadTheirModule) {
   const fs::path module = FERRY_TEST_MARKER_MODULE;
   const fs::path marker = fs::temp_directory_path() / ("ferry_marker_trusted_" + std::to_string(getpid()));
   ::setenv("FERRY_TEST_MARKER", marker.c_str(), 1);
@@ -354,7 +354,7 @@ TEST_F(ModulePolicy, BytesSignedWithATrustedKeyLoadTheirModule) {
   ::unsetenv("FERRY_TEST_MARKER");
 }
 
-TEST_F(ModulePolicy, TrustedKeyStillRefusesAnotherBuild) {
+TEST_F(ModuleLoading, TrustedKeyStillRefusesAnotherBuild) {
   // The bytes name a copy of the plugin; the copy is then replaced by
   // another build of it.
   const fs::path dir = fs::temp_directory_path() / ("ferry_trusted_swap_" + std::to_string(getpid()));
@@ -376,7 +376,7 @@ TEST_F(ModulePolicy, TrustedKeyStillRefusesAnotherBuild) {
   fs::remove_all(dir);
 }
 
-TEST_F(ModulePolicy, ClearingThePolicyForgetsTrustedKeys) {
+TEST_F(ModuleLoading, ClearingThePolicyForgetsTrustedKeys) {
   std::string bytes = bytes_from_plugin(plugin, "lambda");
   const ferry::signing_key key = ferry::signing_key::generate();
   ferry::detail::sign_frame(bytes, key);
@@ -423,7 +423,7 @@ std::string build_id_hex(const fs::path& file) {
 
 }  // namespace
 
-TEST_F(ModulePolicy, SameBuildAtAnotherPathIsFoundByItsBuildId) {
+TEST_F(ModuleLoading, SameBuildAtAnotherPathIsFoundByItsBuildId) {
   scratch sender("sender_prefix"), receiver("receiver_prefix");
   const std::string bytes = bytes_recorded_at(sender.path / "lib" / plugin.filename());
   fs::remove_all(sender.path);  // not at the recorded path here
@@ -435,7 +435,7 @@ TEST_F(ModulePolicy, SameBuildAtAnotherPathIsFoundByItsBuildId) {
   EXPECT_TRUE(is_mapped("renamed.so"));
 }
 
-TEST_F(ModulePolicy, RecordedPathHoldingAnotherBuildFallsBackToTheSearch) {
+TEST_F(ModuleLoading, RecordedPathHoldingAnotherBuildFallsBackToTheSearch) {
   scratch sender("other_build"), receiver("same_build");
   const fs::path recorded = sender.path / plugin.filename();
   const std::string bytes = bytes_recorded_at(recorded);
@@ -449,7 +449,7 @@ TEST_F(ModulePolicy, RecordedPathHoldingAnotherBuildFallsBackToTheSearch) {
   EXPECT_FALSE(is_mapped(recorded.string()));
 }
 
-TEST_F(ModulePolicy, DebuginfodLayoutIsSearched) {
+TEST_F(ModuleLoading, DebuginfodLayoutIsSearched) {
   scratch sender("debuginfod_sender"), store("debuginfod_store");
   const std::string bytes = bytes_recorded_at(sender.path / plugin.filename());
   fs::remove_all(sender.path);
@@ -463,7 +463,7 @@ TEST_F(ModulePolicy, DebuginfodLayoutIsSearched) {
   EXPECT_TRUE(is_mapped("libplugin-1.0.so"));
 }
 
-TEST_F(ModulePolicy, SymlinkOutOfASearchDirectoryIsNotFollowed) {
+TEST_F(ModuleLoading, SymlinkOutOfASearchDirectoryIsNotFollowed) {
   scratch sender("symlink_sender"), outside("symlink_outside"), store("symlink_store");
   const std::string bytes = bytes_recorded_at(sender.path / plugin.filename());
   fs::remove_all(sender.path);
@@ -477,7 +477,7 @@ TEST_F(ModulePolicy, SymlinkOutOfASearchDirectoryIsNotFollowed) {
   EXPECT_FALSE(is_mapped("escaped.so"));
 }
 
-TEST_F(ModulePolicy, FileAddedToASearchDirectoryLaterIsFound) {
+TEST_F(ModuleLoading, FileAddedToASearchDirectoryLaterIsFound) {
   scratch sender("late_sender"), store("late_store");
   const std::string bytes = bytes_recorded_at(sender.path / plugin.filename());
   fs::remove_all(sender.path);
@@ -488,14 +488,14 @@ TEST_F(ModulePolicy, FileAddedToASearchDirectoryLaterIsFound) {
   EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 2);
 }
 
-TEST_F(ModulePolicy, SearchPathMustBeADirectory) {
+TEST_F(ModuleLoading, SearchPathMustBeADirectory) {
   EXPECT_THROW(ferry::add_module_search_path(plugin), ferry::error);
   EXPECT_THROW(ferry::add_module_search_path("/no/such/directory"), ferry::error);
 }
 
 // --- ferry::inspect: what loading would need, loading nothing ---
 
-TEST_F(ModulePolicy, InspectSaysWhatLoadingWouldNeedAndLoadsNothing) {
+TEST_F(ModuleLoading, InspectSaysWhatLoadingWouldNeedAndLoadsNothing) {
   const std::string bytes = bytes_from_plugin(plugin, "lambda");
   ferry::inspection what = ferry::inspect(bytes);
   EXPECT_EQ(what.kind, "keyed");
@@ -523,7 +523,7 @@ TEST_F(ModulePolicy, InspectSaysWhatLoadingWouldNeedAndLoadsNothing) {
 
 // The function's state names more modules (here a function loaded from the
 // plugin, captured by a closure of this program): inspect lists each.
-TEST_F(ModulePolicy, InspectListsTheModulesTheStateNames) {
+TEST_F(ModuleLoading, InspectListsTheModulesTheStateNames) {
   ferry::allow_module(plugin.parent_path());
   const int_fn inner = ferry::loads<int_fn>(bytes_from_plugin(plugin, "lambda"));
   const int_fn outer = ferry::closure([](const int_fn& g, int x) { return g(x) * 10; }, inner);
@@ -538,7 +538,7 @@ TEST_F(ModulePolicy, InspectListsTheModulesTheStateNames) {
       << ferry::to_string(what);
 }
 
-TEST_F(ModulePolicy, InspectNamesTheBuildThatWouldBeRefused) {
+TEST_F(ModuleLoading, InspectNamesTheBuildThatWouldBeRefused) {
   const std::string bytes = bytes_from_plugin(plugin_variant, "lambda");
   scratch dir("inspect_other_build");
   fs::copy_file(plugin, dir.path / plugin.filename());
@@ -550,7 +550,7 @@ TEST_F(ModulePolicy, InspectNamesTheBuildThatWouldBeRefused) {
   EXPECT_FALSE(is_mapped("libferry_test_plugin.so"));
 }
 
-TEST_F(ModulePolicy, InspectReadsNamedAndSignedFunctions) {
+TEST_F(ModuleLoading, InspectReadsNamedAndSignedFunctions) {
   std::string bytes = bytes_from_plugin(plugin, "named");
   ferry::inspection what = ferry::inspect(bytes);
   EXPECT_EQ(what.kind, "named");
