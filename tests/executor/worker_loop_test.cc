@@ -1,8 +1,13 @@
 // Copyright ferry authors.
 //
-// A worker given a message that does not verify (forged, changed, replayed)
-// runs nothing and exits with protocol::authentication_status. The worker
-// here is detail::serve in a child of this test; the test plays the pool.
+// src/executor/worker/worker_loop.cc: a worker's side of its connection,
+// from the hello to its exit status. The worker here is detail::serve in a
+// child of this test; the test plays the pool. A worker given a message
+// that does not verify (forged, changed, replayed) runs nothing and exits
+// with protocol::authentication_status; one whose other end is no pool
+// (no hello, a hello that cannot be read, a message no pool sends) exits
+// with protocol_error_status; one whose initializer throws tells the pool
+// and exits with start_failed_status.
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -19,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <map>
 #include <string>
 #include <thread>
@@ -59,9 +65,26 @@ std::string task_message(int argument) {
   return body;
 }
 
+// The hello a pool sends, with this initializer (none by default).
+std::string hello_body(const ferry::function<void()>& initializer = {}) {
+  protocol::worker_config config;
+  config.max_message_size = std::size_t{1} << 20;
+  config.shared_memory_threshold = std::size_t{1} << 20;
+  return protocol::encode_hello(pool_key, config, protocol::encode_initializer(initializer));
+}
+
+struct ungreeted {};
+
 class forked_worker {
  public:
-  forked_worker() {
+  // Greeted, and ready.
+  forked_worker() : forked_worker(ungreeted{}) {
+    send(wire_bytes(nullptr, protocol::kind::hello, 0, hello_body()));
+    auto ready = next();
+    EXPECT_TRUE(ready && ready->header.type == protocol::kind::ready);
+  }
+  // Sent nothing yet.
+  explicit forked_worker(ungreeted) {
     int sv[2];
     EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
     pid_ = ::fork();
@@ -72,19 +95,21 @@ class forked_worker {
     ::close(sv[1]);
     fd_ = sv[0];
     reader_.authenticate_with(&auth_);
-    protocol::worker_config config;
-    config.max_message_size = std::size_t{1} << 20;
-    config.shared_memory_threshold = std::size_t{1} << 20;
-    ferry::detail::write_message(fd_, nullptr, {protocol::kind::hello, 0, protocol::encode_hello(pool_key, config, protocol::encode_initializer({}))});
-    auto ready = reader_.read_blocking(fd_);
-    EXPECT_TRUE(ready && ready->header.type == protocol::kind::ready);
   }
   ~forked_worker() {
     if (pid_ > 0) {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
     }
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  // The next message from the worker, authenticated; nullopt if it closed.
+  std::optional<ferry::detail::message> next() { return reader_.read_blocking(fd_); }
+  // The pool goes: the worker's end reads end-of-file.
+  void close() {
     ::close(fd_);
+    fd_ = -1;
   }
 
   channel_auth& auth() { return auth_; }
@@ -123,6 +148,12 @@ class forked_worker {
   int fd_ = -1;
 };
 
+// The worker exited by itself with this status.
+void expect_exit_status(forked_worker& w, int expected) {
+  const int status = w.exit_status();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == expected) << "status " << status << ", expected exit " << expected;
+}
+
 void expect_refused(forked_worker& w) {
   EXPECT_FALSE(w.result()) << "the worker answered a message that does not verify";
   const int status = w.exit_status();
@@ -132,16 +163,56 @@ void expect_refused(forked_worker& w) {
 
 }  // namespace
 
-TEST(WorkerAuth, SignedTaskRuns) {
+TEST(WorkerLoop, APoolGoneBeforeItsHelloIsAProtocolError) {
+  forked_worker w{ungreeted{}};
+  w.close();
+  expect_exit_status(w, protocol::protocol_error_status);
+}
+
+TEST(WorkerLoop, AFirstMessageThatIsNoHelloIsAProtocolError) {
+  forked_worker w{ungreeted{}};
+  w.send(wire_bytes(nullptr, protocol::kind::exit, 0, std::string_view()));
+  expect_exit_status(w, protocol::protocol_error_status);
+}
+
+TEST(WorkerLoop, AHelloThatCannotBeReadIsAProtocolError) {
+  forked_worker w{ungreeted{}};
+  w.send(wire_bytes(nullptr, protocol::kind::hello, 0, "too short to hold a key"));
+  expect_exit_status(w, protocol::protocol_error_status);
+}
+
+TEST(WorkerLoop, AFailingInitializerIsToldToThePoolAndEndsTheWorker) {
+  forked_worker w{ungreeted{}};
+  const ferry::function<void()> failing = [] { throw std::runtime_error("no database"); };
+  w.send(wire_bytes(nullptr, protocol::kind::hello, 0, hello_body(failing)));
+  const auto told = w.next();
+  ASSERT_TRUE(told);
+  EXPECT_EQ(told->header.type, protocol::kind::start_failed);
+  EXPECT_EQ(told->body->view(), "no database");
+  expect_exit_status(w, protocol::start_failed_status);
+}
+
+TEST(WorkerLoop, APoolGoneAfterItsHelloEndsTheWorkerAsServed) {
+  forked_worker w;
+  w.close();
+  expect_exit_status(w, protocol::served_status);
+}
+
+TEST(WorkerLoop, AMessageOfAKindNoPoolSendsIsAProtocolError) {
+  forked_worker w;
+  w.send(wire_bytes(&w.auth(), protocol::kind::ready, 0, std::string_view()));
+  expect_exit_status(w, protocol::protocol_error_status);
+}
+
+TEST(WorkerLoop, SignedTaskRuns) {
   forked_worker w;
   w.send(wire_bytes(&w.auth(), protocol::kind::task, 1, task_message(21)));
   EXPECT_EQ(w.result(), 42);
   w.send(wire_bytes(&w.auth(), protocol::kind::exit, 0, std::string_view()));
-  const int status = w.exit_status();
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  expect_exit_status(w, protocol::served_status);
 }
 
-TEST(WorkerAuth, ReplayedTaskIsRefused) {
+TEST(WorkerLoop, ReplayedTaskIsRefused) {
   forked_worker w;
   const std::string once = wire_bytes(&w.auth(), protocol::kind::task, 1, task_message(21));
   w.send(once);
@@ -150,14 +221,14 @@ TEST(WorkerAuth, ReplayedTaskIsRefused) {
   expect_refused(w);
 }
 
-TEST(WorkerAuth, TaskUnderAnotherKeyIsRefused) {
+TEST(WorkerLoop, TaskUnderAnotherKeyIsRefused) {
   forked_worker w;
   channel_auth other(std::string(protocol::key_size, 'o'), channel_auth::side::pool);
   w.send(wire_bytes(&other, protocol::kind::task, 1, task_message(21)));
   expect_refused(w);
 }
 
-TEST(WorkerAuth, ChangedArgumentIsRefused) {
+TEST(WorkerLoop, ChangedArgumentIsRefused) {
   forked_worker w;
   std::string bytes = wire_bytes(&w.auth(), protocol::kind::task, 1, task_message(21));
   bytes.back() ^= 0x01;  // the argument's last byte
@@ -165,7 +236,7 @@ TEST(WorkerAuth, ChangedArgumentIsRefused) {
   expect_refused(w);
 }
 
-TEST(WorkerAuth, UnsignedMessageIsRefused) {
+TEST(WorkerLoop, UnsignedMessageIsRefused) {
   forked_worker w;
   w.send(wire_bytes(nullptr, protocol::kind::exit, 0, std::string_view()));
   expect_refused(w);
@@ -211,7 +282,7 @@ class MarkerFile {
 
 }  // namespace
 
-TEST(WorkerAuth, VerifiedTaskLoadsAModuleThatWasNeverAllowed) {
+TEST(WorkerLoop, VerifiedTaskLoadsAModuleThatWasNeverAllowed) {
   const std::string task = marker_task(1);
   MarkerFile marker;
   forked_worker w;
@@ -220,7 +291,7 @@ TEST(WorkerAuth, VerifiedTaskLoadsAModuleThatWasNeverAllowed) {
   EXPECT_TRUE(marker.exists()) << "the vouched module did not run";
 }
 
-TEST(WorkerAuth, UnsignedTaskNamingAModuleNeverRunsIt) {
+TEST(WorkerLoop, UnsignedTaskNamingAModuleNeverRunsIt) {
   const std::string task = marker_task(1);
   MarkerFile marker;
   forked_worker w;
@@ -229,7 +300,7 @@ TEST(WorkerAuth, UnsignedTaskNamingAModuleNeverRunsIt) {
   EXPECT_FALSE(marker.exists()) << "an unauthenticated task loaded its module";
 }
 
-TEST(WorkerAuth, ForgedTaskNamingAModuleNeverRunsIt) {
+TEST(WorkerLoop, ForgedTaskNamingAModuleNeverRunsIt) {
   const std::string task = marker_task(1);
   MarkerFile marker;
   forked_worker w;
