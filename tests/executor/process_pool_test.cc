@@ -1,0 +1,70 @@
+// Copyright ferry authors.
+//
+// src/executor/front/process_pool.cc: the handle users hold, each of its
+// calls handed to the pool it shares with its copies. The workers here are
+// threads of this process (start_method::in_process), so the handle is
+// tested without starting a process; what workers do is the pool tests'.
+#include <executor/process_pool.h>
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <utility>
+
+#include <executor/executor.h>
+
+namespace {
+
+ferry::pool_options in_process(std::size_t workers) {
+  ferry::pool_options o;
+  o.max_workers = workers;
+  o.start = ferry::start_method::in_process;
+  return o;
+}
+
+TEST(ProcessPool, ACopyIsTheSamePoolAndAnotherPoolIsNot) {
+  ferry::process_pool a(in_process(1));
+  const ferry::process_pool copy = a;
+  ferry::process_pool b(in_process(1));
+  EXPECT_TRUE(copy == a);
+  EXPECT_FALSE(b == a);
+  b = a;
+  EXPECT_TRUE(b == a);
+  ferry::process_pool moved = std::move(b);
+  EXPECT_TRUE(moved == a);
+}
+
+TEST(ProcessPool, ItsOptionsAreThoseGivenAndMaxWorkersFollowsResize) {
+  ferry::process_pool pool(in_process(3));
+  EXPECT_EQ(pool.options().max_workers, 3u);
+  EXPECT_EQ(pool.options().start, ferry::start_method::in_process);
+  EXPECT_EQ(pool.max_workers(), 3u);
+  pool.resize(1);
+  EXPECT_EQ(pool.max_workers(), 1u);
+  EXPECT_EQ(pool.options().max_workers, 3u) << "the options are those it was made with";
+}
+
+TEST(ProcessPool, WorkerPidsAreThoseOfLiveWorkersAndNoneAfterShutdown) {
+  ferry::process_pool pool(in_process(1));
+  EXPECT_TRUE(pool.worker_pids().empty()) << "workers start on demand";
+  auto f = pool.submit([](int x) { return x * 3; }, 14);
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_EQ(f.get(), 42);
+  const std::vector<int> pids = pool.worker_pids();
+  ASSERT_EQ(pids.size(), 1u);
+  EXPECT_NE(pids[0], ::getpid()) << "an in-process worker shows its thread's id";
+  pool.shutdown();
+  EXPECT_TRUE(pool.is_shutdown());
+  EXPECT_TRUE(pool.worker_pids().empty());
+}
+
+TEST(ProcessPool, ACopyShutsDownThePoolItShares) {
+  ferry::process_pool pool(in_process(1));
+  ferry::process_pool copy = pool;
+  copy.shutdown();
+  EXPECT_TRUE(pool.is_shutdown());
+  EXPECT_THROW(pool.submit([](int x) { return x; }, 1), ferry::pool_shutdown_error);
+}
+
+}  // namespace
