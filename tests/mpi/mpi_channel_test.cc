@@ -1,9 +1,8 @@
 // Copyright ferry authors.
 //
 // src/mpi/mpi_channel.cc: ferry's messages between the ranks of an MPI
-// job, here between this process and itself over MPI_COMM_SELF. MPI is
-// initialized on first use as a singleton (no mpirun: one rank, this
-// process), through shared memory within the process only.
+// job, here between this process and itself over MPI_COMM_SELF, in a
+// singleton job (singleton_mpi.h).
 #include "mpi/mpi_channel.h"
 
 #include <gtest/gtest.h>
@@ -12,31 +11,19 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include <serialize/error.h>
 #include "executor/wire/message_io.h"
+#include "singleton_mpi.h"
 
 namespace {
 
 using ferry::detail::mpi::channel;
 using ferry::detail::mpi::kind;
 using namespace std::chrono_literals;
-
-void ensure_mpi() {
-  static const bool ready = [] {
-    ::setenv("OMPI_MCA_pml", "ob1", 0);
-    ::setenv("OMPI_MCA_btl", "self", 0);
-    int provided = 0;
-    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) return false;
-    std::atexit([] { MPI_Finalize(); });
-    return true;
-  }();
-  ASSERT_TRUE(ready) << "MPI_Init_thread failed";
-}
 
 // The next message, polling for at most 10 s.
 std::optional<ferry::detail::mpi::message> receive(channel& ch) {
@@ -57,7 +44,7 @@ std::string pattern(std::size_t n) {
 }
 
 TEST(MpiChannel, AMessageArrivesWithItsKindIdBodyAndSource) {
-  ensure_mpi();
+  ferry_test::ensure_mpi();
   channel ch(MPI_COMM_SELF);
   ch.send(0, kind::task, 42, "a task's body");
   const auto m = receive(ch);
@@ -71,7 +58,7 @@ TEST(MpiChannel, AMessageArrivesWithItsKindIdBodyAndSource) {
 }
 
 TEST(MpiChannel, ALargeBodyTravelsInPiecesAndArrivesWhole) {
-  ensure_mpi();
+  ferry_test::ensure_mpi();
   channel ch(MPI_COMM_SELF, 1000);  // pieces of at most 1000 bytes
   const std::string body = pattern(ferry::detail::mpi::inline_body_limit * 3 + 17);
   ch.send(0, kind::result, 7, body);
@@ -82,7 +69,7 @@ TEST(MpiChannel, ALargeBodyTravelsInPiecesAndArrivesWhole) {
 }
 
 TEST(MpiChannel, AHeadAndBodyArriveAsOneBodySmallOrLarge) {
-  ensure_mpi();
+  ferry_test::ensure_mpi();
   channel ch(MPI_COMM_SELF, 4096);
   ch.send(0, kind::task_with_settings, 1, "head:", "small");
   const std::string large = pattern(ferry::detail::mpi::inline_body_limit + 1);
@@ -96,7 +83,7 @@ TEST(MpiChannel, AHeadAndBodyArriveAsOneBodySmallOrLarge) {
 }
 
 TEST(MpiChannel, AHeldBodyIsSentWithoutACopyAndArrivesWhole) {
-  ensure_mpi();
+  ferry_test::ensure_mpi();
   channel ch(MPI_COMM_SELF, 1000);
   const std::string bytes = pattern(50'000);
   ch.send_held(0, kind::result, 9, ferry::detail::make_message_body(bytes));
@@ -107,7 +94,7 @@ TEST(MpiChannel, AHeldBodyIsSentWithoutACopyAndArrivesWhole) {
 }
 
 TEST(MpiChannel, MessagesOfOneRankArriveInTheOrderSentWhateverTheirSizes) {
-  ensure_mpi();
+  ferry_test::ensure_mpi();
   channel ch(MPI_COMM_SELF, 2048);
   for (std::uint64_t i = 0; i < 40; ++i) ch.send(0, kind::task, i, pattern(i % 3 == 0 ? 20'000 : i));
   for (std::uint64_t i = 0; i < 40; ++i) {
@@ -119,7 +106,7 @@ TEST(MpiChannel, MessagesOfOneRankArriveInTheOrderSentWhateverTheirSizes) {
 }
 
 TEST(MpiChannel, PendingSaysWhatPollWouldReturnAndReceivesNothing) {
-  ensure_mpi();
+  ferry_test::ensure_mpi();
   channel ch(MPI_COMM_SELF);
   EXPECT_FALSE(ch.pending());
   ch.send(0, kind::heartbeat, 0, "");
@@ -134,7 +121,7 @@ TEST(MpiChannel, PendingSaysWhatPollWouldReturnAndReceivesNothing) {
 }
 
 TEST(MpiChannel, AHeaderOfAnUnknownKindOrAnotherSizeIsRefused) {
-  ensure_mpi();
+  ferry_test::ensure_mpi();
   channel ch(MPI_COMM_SELF);
   const std::uint64_t unknown[3] = {99, 1, 0};  // kind 99, id 1, no body
   MPI_Send(unknown, 3, MPI_UINT64_T, 0, ferry::detail::mpi::header_tag, MPI_COMM_SELF);

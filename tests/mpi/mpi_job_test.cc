@@ -1,0 +1,61 @@
+// Copyright ferry authors.
+//
+// src/mpi/mpi_job.cc: this process's place in its MPI job, here a job of
+// one rank (singleton_mpi.h): rank 0, no agent, its host named, a doorbell
+// of its own in memory whose name is gone once shared, and a stop that has
+// no other rank to tell. Jobs of several ranks are mpi_pool_test's.
+#include "mpi/mpi_job.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "singleton_mpi.h"
+
+namespace {
+
+namespace mpi = ferry::detail::mpi;
+
+TEST(MpiJob, AJobOfOneRankIsRankZeroWithNoAgentAndItsHostNamed) {
+  ferry_test::ensure_mpi();
+  mpi::join_job(MPI_COMM_SELF);
+  const mpi::job& j = mpi::this_job();
+  EXPECT_EQ(j.rank, 0);
+  EXPECT_EQ(j.size, 1);
+  EXPECT_TRUE(j.agents.empty()) << "rank 0 is never its host's agent";
+  EXPECT_FALSE(j.is_agent());
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  EXPECT_EQ(j.host, host);
+  EXPECT_EQ(j.host_ranks, std::vector<int>{0});
+}
+
+TEST(MpiJob, EachRankOfTheHostHasADoorbellInMemoryWhoseNameIsGone) {
+  ferry_test::ensure_mpi();
+  mpi::join_job(MPI_COMM_SELF);
+  const mpi::job& j = mpi::this_job();
+  ASSERT_NE(j.bells, nullptr) << "no shared memory for the doorbells";
+  EXPECT_EQ(j.bell_of(0), j.bells);
+  EXPECT_EQ(j.bell_of(1), nullptr) << "a rank of another host has none here";
+  // Shared, then unlinked: a job however it ends leaves no name behind.
+  const std::string mine = "ferry-bells-" + std::to_string(::getpid()) + "-";
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm"))
+    EXPECT_NE(entry.path().filename().string().rfind(mine, 0), 0u) << entry.path();
+}
+
+TEST(MpiJob, RankZeroStopsTheOtherRanksOnceEvenWithNoneToTell) {
+  ferry_test::ensure_mpi();
+  mpi::join_job(MPI_COMM_SELF);
+  mpi::job& j = mpi::this_job();
+  j.stopped = false;
+  mpi::stop_other_ranks(false);
+  EXPECT_TRUE(j.stopped);
+  EXPECT_FALSE(j.rank_lost);
+  mpi::stop_other_ranks(true);  // a second stop: nothing to do, and no hang
+  EXPECT_TRUE(j.stopped);
+}
+
+}  // namespace
