@@ -333,7 +333,7 @@ std::optional<ferry::detail::message> resend(const protocol::header& h, int fd, 
 
 }  // namespace
 
-TEST(MessageAuth, SignedMessagesVerifyInOrder) {
+TEST(MessageIoAuth, SignedMessagesVerifyInOrder) {
   channel_auth pool(key_a, channel_auth::side::pool);
   channel_auth worker(key_a, channel_auth::side::worker);
   const std::string first = signed_message(pool, protocol::kind::task, 1, "first");
@@ -341,7 +341,7 @@ TEST(MessageAuth, SignedMessagesVerifyInOrder) {
   EXPECT_EQ(read_all(worker, first + second), (std::vector<std::string>{"first", "second"}));
 }
 
-TEST(MessageAuth, SharedMemoryBodyIsAuthenticated) {
+TEST(MessageIoAuth, SharedMemoryBodyIsAuthenticated) {
   channel_auth pool(key_a, channel_auth::side::pool);
   channel_auth worker(key_a, channel_auth::side::worker);
   socket_pair s;
@@ -359,7 +359,7 @@ TEST(MessageAuth, SharedMemoryBodyIsAuthenticated) {
 
 // A shared-memory body is authenticated by the identity of its sealed file:
 // the genuine header with another file of the same content is refused.
-TEST(MessageAuth, SharedMemoryBodySwappedForAnotherFileIsRejected) {
+TEST(MessageIoAuth, SharedMemoryBodySwappedForAnotherFileIsRejected) {
   channel_auth worker(key_a, channel_auth::side::worker);
   const std::string body(64 * 1024, 's');
   socket_pair capture;
@@ -378,7 +378,7 @@ TEST(MessageAuth, SharedMemoryBodySwappedForAnotherFileIsRejected) {
 
 // A passed descriptor is bound by its file's identity too: the genuine
 // header with another file of the same content is refused.
-TEST(MessageAuth, PassedDescriptorSwappedForAnotherFileIsRejected) {
+TEST(MessageIoAuth, PassedDescriptorSwappedForAnotherFileIsRejected) {
   channel_auth pool(key_a, channel_auth::side::pool);
   const int genuine_sent = sealed_memfd("buffer");
   socket_pair capture;
@@ -394,7 +394,7 @@ TEST(MessageAuth, PassedDescriptorSwappedForAnotherFileIsRejected) {
   EXPECT_EQ(f->body->attachments().size(), 1u);
 }
 
-TEST(MessageAuth, EveryChangedByteIsRejected) {
+TEST(MessageIoAuth, EveryChangedByteIsRejected) {
   channel_auth pool(key_a, channel_auth::side::pool);
   const std::string good = signed_message(pool, protocol::kind::task, 5, "a task body");
   for (std::size_t i = 0; i < good.size(); ++i) {
@@ -407,7 +407,7 @@ TEST(MessageAuth, EveryChangedByteIsRejected) {
   }
 }
 
-TEST(MessageAuth, ForgedTagIsRejected) {
+TEST(MessageIoAuth, ForgedTagIsRejected) {
   channel_auth pool(key_a, channel_auth::side::pool);
   channel_auth worker(key_a, channel_auth::side::worker);
   std::string bytes = signed_message(pool, protocol::kind::task, 1, "body");
@@ -415,26 +415,26 @@ TEST(MessageAuth, ForgedTagIsRejected) {
   expect_authentication_failure(worker, bytes, "tag does not match");
 }
 
-TEST(MessageAuth, UnsignedMessageIsRejected) {
+TEST(MessageIoAuth, UnsignedMessageIsRejected) {
   channel_auth worker(key_a, channel_auth::side::worker);
   expect_authentication_failure(worker, encoded(protocol::kind::task, 1, "body"), "tag does not match");
 }
 
-TEST(MessageAuth, OtherKeyIsRejected) {
+TEST(MessageIoAuth, OtherKeyIsRejected) {
   channel_auth pool(key_b, channel_auth::side::pool);
   channel_auth worker(key_a, channel_auth::side::worker);
   expect_authentication_failure(worker, signed_message(pool, protocol::kind::task, 1, "body"),
                                 "tag does not match");
 }
 
-TEST(MessageAuth, ReplayedMessageIsRejected) {
+TEST(MessageIoAuth, ReplayedMessageIsRejected) {
   channel_auth pool(key_a, channel_auth::side::pool);
   channel_auth worker(key_a, channel_auth::side::worker);
   const std::string once = signed_message(pool, protocol::kind::task, 1, "run me once");
   expect_authentication_failure(worker, once + once, "sequence number 0, expected 1");
 }
 
-TEST(MessageAuth, ReorderedMessagesAreRejected) {
+TEST(MessageIoAuth, ReorderedMessagesAreRejected) {
   channel_auth pool(key_a, channel_auth::side::pool);
   channel_auth worker(key_a, channel_auth::side::worker);
   const std::string first = signed_message(pool, protocol::kind::task, 1, "first");
@@ -442,7 +442,7 @@ TEST(MessageAuth, ReorderedMessagesAreRejected) {
   expect_authentication_failure(worker, second + first, "sequence number 1, expected 0");
 }
 
-TEST(MessageAuth, MessageReflectedToItsSenderIsRejected) {
+TEST(MessageIoAuth, MessageReflectedToItsSenderIsRejected) {
   // A worker's own result sent back to it as if from the pool.
   channel_auth worker(key_a, channel_auth::side::worker);
   const std::string result = signed_message(worker, protocol::kind::result, 1, "result");

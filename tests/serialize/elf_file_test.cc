@@ -120,23 +120,23 @@ void expect_answer_or_load_error(const std::string& path) {
 
 }  // namespace
 
-TEST(ElfNotes, TheGnuBuildIdIsFoundAfterAnotherNote) {
+TEST(ElfFileNotes, TheGnuBuildIdIsFoundAfterAnotherNote) {
   EXPECT_EQ(id_of(note("XYZ", 7, "abcdef") + note(gnu, NT_GNU_BUILD_ID, some_id)), some_id);
 }
 
-TEST(ElfNotes, ABuildIdNoteOfAnotherVendorIsNotABuildId) {
+TEST(ElfFileNotes, ABuildIdNoteOfAnotherVendorIsNotABuildId) {
   EXPECT_EQ(id_of(note(std::string("GNX\0", 4), NT_GNU_BUILD_ID, some_id)), "");
 }
 
-TEST(ElfNotes, AGnuNoteOfAnotherTypeIsNotABuildId) {
+TEST(ElfFileNotes, AGnuNoteOfAnotherTypeIsNotABuildId) {
   EXPECT_EQ(id_of(note(gnu, NT_GNU_ABI_TAG, some_id)), "");
 }
 
-TEST(ElfNotes, AnEmptyBuildIdIsSkippedForALaterOne) {
+TEST(ElfFileNotes, AnEmptyBuildIdIsSkippedForALaterOne) {
   EXPECT_EQ(id_of(note(gnu, NT_GNU_BUILD_ID, "") + note(gnu, NT_GNU_BUILD_ID, some_id)), some_id);
 }
 
-TEST(ElfNotes, ANoteClaimingMoreBytesThanTheBlockHoldsEndsTheSearch) {
+TEST(ElfFileNotes, ANoteClaimingMoreBytesThanTheBlockHoldsEndsTheSearch) {
   std::string notes = note(gnu, NT_GNU_BUILD_ID, some_id);
   put(notes, offsetof(Elf64_Nhdr, n_descsz), Elf64_Word{0xffffffff});
   EXPECT_EQ(id_of(notes), "");
@@ -145,12 +145,12 @@ TEST(ElfNotes, ANoteClaimingMoreBytesThanTheBlockHoldsEndsTheSearch) {
   EXPECT_EQ(id_of(notes), "");
 }
 
-TEST(ElfNotes, ABlockShorterThanANoteHeaderHasNoBuildId) {
+TEST(ElfFileNotes, ABlockShorterThanANoteHeaderHasNoBuildId) {
   EXPECT_EQ(id_of(note(gnu, NT_GNU_BUILD_ID, some_id).substr(0, sizeof(Elf64_Nhdr) - 1)), "");
   EXPECT_EQ(id_of(""), "");
 }
 
-TEST(ElfNotes, ABuildIdCutShortByTheBlocksEndIsNotRead) {
+TEST(ElfFileNotes, ABuildIdCutShortByTheBlocksEndIsNotRead) {
   const std::string notes = note(gnu, NT_GNU_BUILD_ID, some_id);
   EXPECT_EQ(id_of(notes.substr(0, notes.size() - 1)), "");
 }

@@ -32,26 +32,26 @@ static int negate(int x) { return -x; }
 }  // namespace math
 extern "C" int c_linkage_square(int x) { return x * x; }
 
-TEST(FunctionPointerRoute, ExternalLinkage) {
+TEST(RoutesFunctionPointer, ExternalLinkage) {
   ferry::function<int(int)> f = &add_one;
   EXPECT_EQ(round_trip(f)(41), 42);
 }
 
-TEST(FunctionPointerRoute, InternalLinkage) {
+TEST(RoutesFunctionPointer, InternalLinkage) {
   ferry::function<int(int)> f = &times_three;
   EXPECT_EQ(round_trip(f)(5), 15);
   ferry::function<int(int)> g = &math::negate;
   EXPECT_EQ(round_trip(g)(5), -5);
 }
 
-TEST(FunctionPointerRoute, ConvertedSignature) {
+TEST(RoutesFunctionPointer, ConvertedSignature) {
   // A function taking int, called as long(short): the pointer's own type is
   // what is checked on load.
   ferry::function<long(short)> f = &add_one;
   EXPECT_EQ(round_trip(f)(short{9}), 10L);
 }
 
-TEST(FunctionPointerRoute, NullPointerGivesEmptyFunction) {
+TEST(RoutesFunctionPointer, NullPointerGivesEmptyFunction) {
   int (*null)(int) = nullptr;
   ferry::function<int(int)> f = null;
   EXPECT_FALSE(f);
@@ -68,7 +68,7 @@ TEST(FunctionPointerRoute, NullPointerGivesEmptyFunction) {
 std::string int_to_text(int x) { return std::to_string(x); }
 int never_shipped(int x) { return x - 1; }
 
-TEST(FunctionPointerRoute, AnUnvouchedPointerToAFunctionNeverShippedHereIsRefused) {
+TEST(RoutesFunctionPointer, AnUnvouchedPointerToAFunctionNeverShippedHereIsRefused) {
   const std::string frame = ferry::dumps(ferry::function<int(int)>(&add_one));
   Dl_info info{};
   ASSERT_NE(dladdr(reinterpret_cast<void*>(&add_one), &info), 0);
@@ -96,7 +96,7 @@ TEST(FunctionPointerRoute, AnUnvouchedPointerToAFunctionNeverShippedHereIsRefuse
 // first words blaming the key. It is the module policy's refusal: typed so,
 // and its message begins with the cause. The bytes are written by a child
 // process, so that this one never shipped the function.
-TEST(FunctionPointerRoute, AnUnvouchedPointerIntoALibraryOutsideTheAllowedSetIsAPolicyRefusal) {
+TEST(RoutesFunctionPointer, AnUnvouchedPointerIntoALibraryOutsideTheAllowedSetIsAPolicyRefusal) {
   using clock_now = ferry::function<std::chrono::steady_clock::time_point()>;
   const std::string bytes =
       ferry_test::output_of_child([] { return ferry::dumps(clock_now(&std::chrono::steady_clock::now)); });
@@ -119,7 +119,7 @@ TEST(FunctionPointerRoute, AnUnvouchedPointerIntoALibraryOutsideTheAllowedSetIsA
   ferry::clear_allowed_modules();
 }
 
-TEST(FunctionPointerRoute, CLinkageIsRefusedWithAReason) {
+TEST(RoutesFunctionPointer, CLinkageIsRefusedWithAReason) {
   ferry::function<int(int)> f = &c_linkage_square;
   EXPECT_EQ(f(3), 9);  // still callable in-process
   try {
@@ -131,17 +131,17 @@ TEST(FunctionPointerRoute, CLinkageIsRefusedWithAReason) {
 }
 
 // Route 2: capture-less lambdas, including generic ones.
-TEST(StatelessRoute, CapturelessLambda) {
+TEST(RoutesStateless, CapturelessLambda) {
   ferry::function<std::string(const std::string&)> f = [](const std::string& s) { return s + "!"; };
   EXPECT_EQ(round_trip(f)("hi"), "hi!");
 }
 
-TEST(StatelessRoute, GenericLambda) {
+TEST(RoutesStateless, GenericLambda) {
   ferry::function<double(double, double)> f = [](auto a, auto b) { return a * b; };
   EXPECT_DOUBLE_EQ(round_trip(f)(1.5, 4), 6.0);
 }
 
-TEST(StatelessRoute, VoidResult) {
+TEST(RoutesStateless, VoidResult) {
   ferry::function<void(int&)> f = [](int& x) { x = 7; };
   int v = 0;
   round_trip(f)(v);
@@ -162,7 +162,7 @@ struct tagged_increment : functor_tag {
   int operator()(int x) const { return x + 1; }
 };
 
-TEST(StatelessRoute, StandardFunctionObjects) {
+TEST(RoutesStateless, StandardFunctionObjects) {
   ferry::function<int(int, int)> plus = std::plus<int>{};
   EXPECT_EQ(round_trip(plus)(2, 3), 5);
   ferry::function<bool(int, int)> less = std::less<int>{};
@@ -170,12 +170,12 @@ TEST(StatelessRoute, StandardFunctionObjects) {
   EXPECT_FALSE(round_trip(less)(2, 1));
 }
 
-TEST(StatelessRoute, EmptyFunctorWithATagBase) {
+TEST(RoutesStateless, EmptyFunctorWithATagBase) {
   ferry::function<int(int)> f = tagged_increment{};
   EXPECT_EQ(round_trip(f)(41), 42);
 }
 
-TEST(AggregateRoute, EmptyFieldsWriteNothing) {
+TEST(RoutesAggregate, EmptyFieldsWriteNothing) {
   struct sorter {
     std::less<int> order;  // empty, with a base
     int bias;
@@ -185,7 +185,7 @@ TEST(AggregateRoute, EmptyFieldsWriteNothing) {
   EXPECT_EQ(round_trip(f)(3, 7), 13);
 }
 
-TEST(BitwiseRoute, ScalarsEnumsAndStructs) {
+TEST(RoutesBitwise, ScalarsEnumsAndStructs) {
   int n = 4;
   double d = 0.5;
   color c = color::green;
@@ -196,7 +196,7 @@ TEST(BitwiseRoute, ScalarsEnumsAndStructs) {
   EXPECT_DOUBLE_EQ(round_trip(f)(1), 4 + 0.5 + 100 + 2 + 0.25);
 }
 
-TEST(BitwiseRoute, StateIsTheBytes) {
+TEST(RoutesBitwise, StateIsTheBytes) {
   int n = 1;
   auto make = [](int k) { return ferry::function<int()>(ferry::bitwise([k] { return k; })); };
   for (n = -3; n <= 3; ++n) EXPECT_EQ(round_trip(make(n))(), n);
@@ -206,7 +206,7 @@ TEST(BitwiseRoute, StateIsTheBytes) {
 // The padding between a char and a double capture must not carry what the
 // sender's memory held there. The closure is built in memory filled with a
 // pattern (its captures are initialized in place, the padding untouched).
-TEST(BitwiseRoute, PaddingIsZeroedNotCopied) {
+TEST(RoutesBitwise, PaddingIsZeroedNotCopied) {
 #if FERRY_CAN_CLEAR_PADDING
   auto make = [](char c, double d) { return [c, d](int x) { return x + c + static_cast<int>(d); }; };
   using lambda = decltype(make('a', 1.0));
@@ -222,7 +222,7 @@ TEST(BitwiseRoute, PaddingIsZeroedNotCopied) {
 #endif
 }
 
-TEST(AggregateRoute, LocalStructWithStdFields) {
+TEST(RoutesAggregate, LocalStructWithStdFields) {
   struct summary {
     std::string name;
     std::vector<double> values;
@@ -238,7 +238,7 @@ TEST(AggregateRoute, LocalStructWithStdFields) {
   EXPECT_EQ(round_trip(f)(), "s:6:9");
 }
 
-TEST(AggregateRoute, NestedAggregatesAndFunctions) {
+TEST(RoutesAggregate, NestedAggregatesAndFunctions) {
   struct point {
     double x, y;
   };
@@ -300,22 +300,22 @@ void serialize(Archive& ar, free_serialize& v) {
   ar(v.b, v.a);  // its own order: proves this function, not reflection, is used
 }
 
-TEST(CerealRoute, MemberTemplateSerialize) {
+TEST(RoutesCereal, MemberTemplateSerialize) {
   ferry::function<int(int)> f = member_template(6);
   EXPECT_EQ(round_trip(f)(7), 42);
 }
 
-TEST(CerealRoute, MemberSaveLoad) {
+TEST(RoutesCereal, MemberSaveLoad) {
   ferry::function<std::string()> f = member_save_load("saved");
   EXPECT_EQ(round_trip(f)(), "saved");
 }
 
-TEST(CerealRoute, FreeSerializeBeatsReflection) {
+TEST(RoutesCereal, FreeSerializeBeatsReflection) {
   ferry::function<int()> f = free_serialize{10, 3};
   EXPECT_EQ(round_trip(f)(), 7);
 }
 
-TEST(CerealRoute, LocalClassWithPerArchiveOverloads) {
+TEST(RoutesCereal, LocalClassWithPerArchiveOverloads) {
   class local {
    public:
     local() = default;
@@ -332,7 +332,7 @@ TEST(CerealRoute, LocalClassWithPerArchiveOverloads) {
 }
 
 // Route 6: ferry::closure binds serializable captures.
-TEST(ClosureRoute, CapturesAString) {
+TEST(RoutesClosure, CapturesAString) {
   std::string greeting = "hello";
   ferry::function<std::string(const std::string&)> f = ferry::closure(
       [](const std::string& g, const std::string& name) { return g + ", " + name; }, greeting);
@@ -340,7 +340,7 @@ TEST(ClosureRoute, CapturesAString) {
   EXPECT_EQ(round_trip(f)("ferry"), "hello, ferry");
 }
 
-TEST(ClosureRoute, ManyCapturesOfStdTypes) {
+TEST(RoutesClosure, ManyCapturesOfStdTypes) {
   auto fn = [](const std::vector<int>& v, const std::map<int, std::string>& m, double k, int x) {
     return m.at(v.at(static_cast<std::size_t>(x))) + std::to_string(static_cast<int>(k));
   };
@@ -349,12 +349,12 @@ TEST(ClosureRoute, ManyCapturesOfStdTypes) {
   EXPECT_EQ(round_trip(f)(1), "six2");
 }
 
-TEST(ClosureRoute, FunctionPointerAsTheCallable) {
+TEST(RoutesClosure, FunctionPointerAsTheCallable) {
   ferry::function<int()> f = ferry::closure(&add_one, 1);
   EXPECT_EQ(round_trip(f)(), 2);
 }
 
-TEST(ClosureRoute, ClosureOfAClosure) {
+TEST(RoutesClosure, ClosureOfAClosure) {
   auto inner = ferry::closure([](int a, int b) { return a * 10 + b; }, 4);
   ferry::function<int()> f = ferry::closure(inner, 2);
   EXPECT_EQ(round_trip(f)(), 42);

@@ -55,12 +55,12 @@ struct functor {
 };
 }  // namespace shared_record_test
 
-TEST(UniqueName, ClosuresOfInlineFunctionsAndNamespaceScopeTypesHaveUniqueNames) {
+TEST(SharedRecordUniqueName, ClosuresOfInlineFunctionsAndNamespaceScopeTypesHaveUniqueNames) {
   EXPECT_TRUE(unique_name(in_inline_function()));
   EXPECT_TRUE(unique_name(shared_record_test::functor{}));
 }
 
-TEST(UniqueName, NamesThatCanCollideAreNotUnique) {
+TEST(SharedRecordUniqueName, NamesThatCanCollideAreNotUnique) {
   EXPECT_FALSE(unique_name(in_anonymous_namespace()));
   EXPECT_FALSE(unique_name(anonymous_functor{}));
   EXPECT_FALSE(unique_name(in_static_function()));
