@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a test run's time went: the build's seconds and the tests' wall
 time, as ./scripts/test.sh measured them, then the tests' seconds summed by
-group (run at -j2, groups overlap in time) and the slowest tests, from the
+group (tests run several at a time, so groups overlap in time) and the slowest tests, from the
 JUnit file ctest wrote (--output-junit).
 
   test_times.py JUNIT_XML BUILD_SECONDS TEST_SECONDS

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <csignal>
 #include <future>
+#include <ostream>
 #include <string>
 #include <thread>
 
@@ -27,6 +28,10 @@ struct guarded_lock {
   const char* name;
   void (*hold)(fork_phase);
 };
+
+// What GoogleTest shows of a case: its name, not its bytes (which hold
+// addresses, and would name the test differently in every build).
+void PrintTo(const guarded_lock& lock, std::ostream* out) { *out << lock.name; }
 
 class ForkGuard : public ::testing::TestWithParam<guarded_lock> {};
 
