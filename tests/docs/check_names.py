@@ -59,6 +59,9 @@ cmake_text += "\n".join(p.read_text() for p in (root / "cmake").glob("*"))
 # their definitions count, as those files also quote the planted mistakes.
 for p in (root / "tests").rglob("CMakeLists.txt"):
     cmake_text += "\n" + "\n".join(re.findall(r"set\((FERRY_\w+) [^)]*\bCACHE\b", p.read_text()))
+# Variables the scripts read ("${FERRY_TEST_JOBS:-3}") are settings too.
+for p in (root / "scripts").glob("*.sh"):
+    cmake_text += "\n" + "\n".join(re.findall(r"\$\{?(FERRY_\w+)", p.read_text()))
 cmake_targets = set(re.findall(r"add_library\((\S+)\s+ALIAS\s+\S+\)", cmake_text))
 cmake_targets |= set(re.findall(r"add_executable\(([\w-]+)", cmake_text))
 
