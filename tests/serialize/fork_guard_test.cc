@@ -36,6 +36,11 @@ void PrintTo(const guarded_lock& lock, std::ostream* out) { *out << lock.name; }
 class ForkGuard : public ::testing::TestWithParam<guarded_lock> {};
 
 TEST_P(ForkGuard, ForkWaitsForTheHolderAndTheChildFindsTheLockFree) {
+#if defined(FERRY_UNDER_TSAN)
+  // ThreadSanitizer counts the holder thread, which the child inherits as
+  // a record but not as a thread, as leaked when the child exits.
+  GTEST_SKIP() << "ThreadSanitizer reports a forked child's inherited threads as leaked";
+#endif
   const auto hold = GetParam().hold;
   std::promise<void> holding;
   std::thread holder([&] {
