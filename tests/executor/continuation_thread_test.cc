@@ -20,6 +20,8 @@
 
 #include <executor/internal/continuation.h>
 
+#include "../child_exit.h"
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -105,18 +107,10 @@ TEST(ContinuationThread, AForkedChildStartsAThreadOfItsOwn) {
     ferry::detail::run_continuation([&] { ran.set_value(); });
     ::_exit(ran.get_future().wait_for(10s) == std::future_status::ready ? 0 : 3);
   }
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + 20s;
-  pid_t reaped = 0;
-  while ((reaped = ::waitpid(child, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(5ms);
-  if (reaped == 0) {
-    ::kill(child, SIGKILL);
-    ::waitpid(child, &status, 0);
-    FAIL() << "the child's continuation never ran";
-  }
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const std::optional<int> status = ferry_test::wait_status_within(child, 20s);
+  ASSERT_TRUE(status) << "the child's continuation never ran";
+  ASSERT_TRUE(WIFEXITED(*status));
+  EXPECT_EQ(WEXITSTATUS(*status), 0);
 }
 
 }  // namespace

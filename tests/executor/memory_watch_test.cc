@@ -20,6 +20,8 @@
 
 #include "executor/wire/protocol.h"
 
+#include "../child_exit.h"
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -43,18 +45,10 @@ TEST(MemoryWatch, ATaskThatGrowsPastTheLimitEndsTheWorkerWithItsStatus) {
     std::this_thread::sleep_for(5s);  // the watch samples every 10 ms
     ::_exit(grown.back() == 1 ? 0 : 1);
   }
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + 20s;
-  pid_t reaped = 0;
-  while ((reaped = ::waitpid(child, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(5ms);
-  if (reaped == 0) {
-    ::kill(child, SIGKILL);
-    ::waitpid(child, &status, 0);
-    FAIL() << "the child never ended";
-  }
-  ASSERT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), ferry::detail::protocol::task_memory_status);
+  const std::optional<int> status = ferry_test::wait_status_within(child, 20s);
+  ASSERT_TRUE(status) << "the child never ended";
+  ASSERT_TRUE(WIFEXITED(*status)) << *status;
+  EXPECT_EQ(WEXITSTATUS(*status), ferry::detail::protocol::task_memory_status);
 }
 
 TEST(MemoryWatch, GrowthWithinTheLimitLeavesTheTaskRunning) {
