@@ -14,19 +14,22 @@
 #include <string>
 
 #include <executor/errors.h>
+#include "../error_message.h"
 
 namespace {
 
 // Ids of this file's own, far from any pool's.
 constexpr std::uint64_t base = 0xac70'0000'0000;
 
+// What `call` threw, as ferry::error's message (tests/error_message.h).
 std::string message_of(const std::function<void()>& call) {
+  std::exception_ptr thrown;
   try {
     call();
-  } catch (const std::exception& e) {
-    return e.what();
+  } catch (...) {
+    thrown = std::current_exception();
   }
-  return "nothing thrown";
+  return ferry_test::message_of<ferry::error>(thrown);
 }
 
 TEST(ActorObjects, AnObjectIsFoundByItsIdAsTheTypeItWasMadeAs) {
