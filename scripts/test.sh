@@ -16,6 +16,17 @@ status=0
 # sleep); three at a time ran the whole suite of a fresh build in 274 s and
 # 282 s where two took 333 s (README).
 jobs=${FERRY_TEST_JOBS:-$((${FERRY_JOBS:-2} + 1))}
-ctest --test-dir "$build" --output-on-failure -j"$jobs" --output-junit "$build/test_times.xml" || status=$?
+# The tests get a temporary directory of their own (TMPDIR, which
+# GoogleTest, mkdtemp, OpenMPI and Chromium follow): a test that leaves a
+# file behind fails the run, named here, instead of filling the machine's.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/ferry-tests-XXXXXX")
+TMPDIR=$scratch ctest --test-dir "$build" --output-on-failure -j"$jobs" --output-junit "$build/test_times.xml" ||
+  status=$?
+if [ -n "$(ls -A "$scratch")" ]; then
+  echo "FAIL: the tests left these in their temporary directory:"
+  find "$scratch" -mindepth 1 -maxdepth 2 | sed "s|^$scratch/|  |"
+  status=1
+fi
+rm -rf "$scratch"
 python3 "$root/scripts/test_times.py" "$build/test_times.xml" $((built - started)) $(($(date +%s) - built)) || true
 exit $status

@@ -22,6 +22,7 @@
 #include <serialize/error.h>
 
 #include "serialize/code/loaded_modules_linux.h"
+#include "../temp_dir.h"
 
 namespace elf = ferry::detail::elf;
 namespace fs = std::filesystem;
@@ -35,9 +36,11 @@ std::string read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// A file of these bytes in the test's temporary directory.
+// A file of these bytes in a directory of this process's, removed (with
+// every file written here) when the process ends.
 std::string write_file(const std::string& name, const std::string& bytes) {
-  const std::string path = ::testing::TempDir() + "/ferry_elf_" + std::to_string(::getpid()) + "_" + name;
+  static const ferry_test::temp_dir dir;
+  const std::string path = (dir.path() / name).string();
   std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return path;
 }
