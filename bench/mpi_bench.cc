@@ -58,8 +58,9 @@ void large() {
   bench::measure_large(pool, "mpi_");
 }
 
-// Only one pool per job: the in-flight depth, and whether the window is
-// fixed (work_ahead zero), are the job's arguments.
+// The in-flight depth, and whether the window is fixed (work_ahead zero),
+// are the job's arguments: each measure starts a job of its own, as
+// scripts/bench_mpi.sh pairs jobs.
 void throughput(std::size_t in_flight, bool fixed) {
   const auto started = clock_type::now();
   ferry::mpi_pool pool(options(2, in_flight, fixed));

@@ -20,7 +20,7 @@ def group(name):
     if first == "O0":
         return "pool tests at -O0"
     if first == "mpi" or name == "mpi_two_hosts":
-        return "MPI jobs (one mpirun each)"
+        return "MPI jobs (one mpirun per suite)"
     for prefix, label in (("compile_fail_", "compile-fail cases"), ("slurm", "Slurm clusters"),
                           ("package_", "package consumers (install, builds)"), ("docs_", "docs checks"),
                           ("fuzz_", "fuzz targets"), ("example_", "examples")):

@@ -21,8 +21,9 @@
 // workers busy, with a few tasks in flight per worker, more for short tasks. docs/api/mpi.md
 // tells the rest, what a dead host does included.
 //
-// mpi_pool is a handle: copies refer to the same pool. One pool per job: its
-// shutdown (or the last handle's destruction) ends the agents.
+// mpi_pool is a handle: copies refer to the same pool. One pool at a time per
+// job: its shutdown (or the last handle's destruction) stops the agents'
+// local pools, and the agents then serve the job's next pool.
 #ifndef FERRY_EXECUTOR_MPI_POOL_H_
 #define FERRY_EXECUTOR_MPI_POOL_H_
 
@@ -77,7 +78,8 @@ struct mpi_pool_options {
   // Spawn mode: in a job of one rank (`mpirun -n 1 ./program`), start this
   // many more processes of the program with MPI_Comm_spawn to serve as
   // agents (docs/api/mpi.md says where this is fragile). 0: world mode, the
-  // job's other ranks are the agents.
+  // job's other ranks are the agents. The job's later pools are served by
+  // the agents the first spawned: this must then be their count or 0.
   std::size_t spawn_agents = 0;
   // Largest piece of a message in one MPI call; at most 1 GiB.
   std::size_t max_piece = std::size_t{1} << 30;
@@ -89,9 +91,10 @@ class mpi_core;
 
 // Call first in main, before anything else: initializes MPI (thread level
 // MPI_THREAD_SERIALIZED). On rank 0 it returns, and MPI is finalized when
-// the program exits. On any other rank it serves (as node agent, or
-// waiting) until rank 0's pool shuts down or rank 0 exits, then exits the
-// process with status 0. In a worker of an agent's local pool it serves
+// the program exits (a pool still running then is shut down first, its
+// unsent tasks dropped). On any other rank it serves rank 0's pools one
+// after another (as node agent, or waiting) until rank 0 exits, then exits
+// the process with status 0. In a worker of an agent's local pool it serves
 // that pool, as serve_if_worker does. Throws ferry::error if MPI cannot be
 // initialized.
 FERRY_MPI_EXPORT void serve_if_mpi_agent(int argc, char** argv);
@@ -100,7 +103,8 @@ class FERRY_MPI_EXPORT mpi_pool : public detail::pool_front {
  public:
   // Sends the agents their options and waits (at most 60 s) for each to
   // say it is ready. Throws ferry::error on a rank other than 0, without
-  // serve_if_mpi_agent, when a pool was already made in this job, for
+  // serve_if_mpi_agent, while another pool of this job runs (until its
+  // shutdown has waited for its agents), after a pool lost a rank, for
   // start_method::fork, and when an agent does not answer;
   // ferry::not_shippable_error when the initializer cannot be shipped.
   explicit mpi_pool(mpi_pool_options options = {});

@@ -19,6 +19,7 @@
 #include "mpi/mpi_messages.h"
 #include "mpi/module_shipping.h"
 #include "mpi/modules_dir_linux.h"
+#include "serialize/code/module_policy_internal.h"
 #include <serialize/error.h>
 #include <serialize/module_policy.h>
 
@@ -115,7 +116,10 @@ class agent_loop {
     }
     pool_->shutdown({.wait = true, .cancel_pending = kill_running_, .kill_running = kill_running_});
     pool_.reset();
-    shipped_.reset();  // nothing of this agent is left on disk once rank 0 hears it stopped
+    // Nothing of this agent is left on disk once rank 0 hears it stopped,
+    // and the next pool's workers are not sent to look there.
+    if (shipped_) forget_module_search_path(shipped_->path());
+    shipped_.reset();
     if (relay_) relay_->send(ch_);  // the workers' exits
     ch_.send(0, kind::stop, 0, {});  // the last message of this rank
     ch_.flush();
@@ -250,8 +254,8 @@ class agent_loop {
 
 // Sets the agent up from rank 0's configuration (its module policy, its
 // modules directory, its pool over every CPU the host gives it), says
-// hello, and serves.
-int serve(channel& ch, agent_config config) {
+// hello, and serves until that pool's stop.
+void serve(channel& ch, agent_config config) {
   job& j = this_job();
   // Rank 0's policy, applied here so that the local pool hands it to its
   // workers.
@@ -268,11 +272,12 @@ int serve(channel& ch, agent_config config) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ferry: the MPI agent on %s could not start its pool: %s\n", j.host.c_str(), e.what());
     ch.send(0, kind::hello, 0, encode_hello({j.host, 0}));
-    return wait_for_stop(ch);
+    wait_for_stop(ch);
+    return;
   }
   ch.send(0, kind::hello, 0, encode_hello({j.host, pool->max_workers()}));
   pool->start_workers();  // while rank 0 hears from the other agents: the first task finds them up
-  return agent_loop(ch, j, std::move(pool), std::move(relay), std::move(shipped)).run();
+  agent_loop(ch, j, std::move(pool), std::move(relay), std::move(shipped)).run();
 }
 
 }  // namespace
@@ -282,6 +287,7 @@ int run_agent() {
   try {
     channel ch(j.comm);
     if (!j.is_agent()) return wait_for_stop(ch);  // rank 0 knows; it sends nothing else here
+    // Between pools: a config starts the next, a stop ends the job.
     idle_backoff backoff;
     for (;;) {
       std::optional<message> m = ch.poll();
@@ -289,13 +295,13 @@ int run_agent() {
         backoff.wait();
         continue;
       }
-      if (m->type == kind::stop) {  // rank 0 ended without a pool
+      backoff.reset();
+      if (m->type == kind::stop) {
         ch.send(0, kind::stop, 0, {});
         ch.flush();
         return 0;
       }
-      if (m->type != kind::config) continue;
-      return serve(ch, decode_config(m->body));
+      if (m->type == kind::config) serve(ch, decode_config(m->body));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ferry: MPI rank %d on %s: %s\n", j.rank, j.host.c_str(), e.what());

@@ -7,7 +7,10 @@
 //          ◀── result ──        or failure (worker died, timed out ...)
 //                               (the agent's one thread polls MPI and turns
 //                               the pool, local_pool::turn)
-//          ── stop ────▶        shuts the local pool down, returns
+//          ── stop ────▶        shuts the local pool down, answers,
+//                               and waits for the next config (a pool
+//                               made after the first) or a stop (the
+//                               job's end)
 //
 // The agent never decodes a task or loads a module: its workers do. An
 // agent whose pool cannot start says hello with 0 workers. A rank that is
@@ -18,7 +21,8 @@
 
 namespace ferry::detail::mpi {
 
-// Serves until rank 0 sends stop; returns the process's exit status.
+// Serves rank 0's pools, one after another, until rank 0 ends the job;
+// returns the process's exit status.
 int run_agent();
 
 }  // namespace ferry::detail::mpi

@@ -36,8 +36,6 @@ void check_can_make_pool(const mpi::job& j, const mpi_pool_options& options) {
     throw error("ferry: mpi_pool needs ferry::serve_if_mpi_agent(argc, argv) first in main");
   if (j.rank != 0)
     throw error("ferry: an mpi_pool is made on rank 0 only; other ranks serve in serve_if_mpi_agent");
-  if (j.pool_made || j.stopped)
-    throw error("ferry: this MPI job already had its mpi_pool; make one per job and keep it");
   if (options.local.start == start_method::fork)
     throw error("ferry: mpi_pool's agents cannot fork workers (a forked child inherits the MPI "
                 "process's state); use start_method::spawn or start_method::plugin");
@@ -55,18 +53,51 @@ void check_can_make_pool(const mpi::job& j, const mpi_pool_options& options) {
 mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
   mpi::job& j = mpi::this_job();
   check_can_make_pool(j, options_);
-  j.pool_made = true;
-  if (options_.spawn_agents > 0) mpi::spawn_agents(options_.spawn_agents);
-  if (j.agents.empty())
-    throw error("ferry: the MPI job has no node agent: start it with more than one rank "
-                "(mpirun -n 2 or more), one more per host than the hosts that only run rank 0");
-  channel_ = std::make_unique<mpi::channel>(j.comm, options_.max_piece);
-  bell_ = j.bell_of(0);
-  configure_agents(j);
+  mpi::begin_pool(j);
+  try {
+    find_agents(j);
+    channel_ = std::make_unique<mpi::channel>(j.comm, options_.max_piece);
+    bell_ = j.bell_of(0);
+    configure_agents(j);
+  } catch (...) {
+    abandon_start(j);
+    throw;
+  }
+  j.shut_running_pool = [this] { shutdown({.cancel_pending = true}); };
   manager_.start([this] {
     run();
     observation_.loop_ended();
   });
+}
+
+void mpi_core::find_agents(mpi::job& j) {
+  if (j.spawned) {
+    // The first pool's agents serve the later ones.
+    if (options_.spawn_agents != 0 && options_.spawn_agents != j.agents.size())
+      throw error("ferry: this MPI job's " + std::to_string(j.agents.size()) + " agents were spawned by an " +
+                  "earlier mpi_pool and serve every later one: set spawn_agents to " +
+                  std::to_string(j.agents.size()) + " or 0");
+  } else if (options_.spawn_agents > 0) {
+    mpi::spawn_agents(options_.spawn_agents);
+  }
+  if (j.agents.empty())
+    throw error("ferry: the MPI job has no node agent: start it with more than one rank "
+                "(mpirun -n 2 or more), one more per host than the hosts that only run rank 0");
+}
+
+void mpi_core::abandon_start(mpi::job& j) {
+  std::vector<int> lost;
+  if (configured_) {
+    // The agents that said hello wait for the stop of a pool they serve
+    // (or could not start); the others are taken for lost.
+    for (int r : j.agents)
+      if (std::find(hellos_.begin(), hellos_.end(), r) == hellos_.end()) lost.push_back(r);
+    try {
+      mpi::stop_ranks(hellos_, false);
+    } catch (...) {
+    }
+  }
+  mpi::end_pool(j, lost);
 }
 
 void mpi_core::configure_agents(mpi::job& j) {
@@ -75,6 +106,7 @@ void mpi_core::configure_agents(mpi::job& j) {
   config.local.initializer = {};
   const std::string body = mpi::encode_config(config);
   for (int r : j.agents) channel_->send(r, mpi::kind::config, 0, body);
+  configured_ = true;
 
   const auto deadline = std::chrono::steady_clock::now() + hello_timeout;
   mpi::idle_backoff backoff;
@@ -91,6 +123,7 @@ void mpi_core::configure_agents(mpi::job& j) {
     }
     if (m->type != mpi::kind::hello) continue;
     ++answered;
+    hellos_.push_back(m->source);
     add_agent(j, m->source, mpi::decode_hello(m->body));
   }
   if (agents_.empty())
@@ -122,6 +155,7 @@ void mpi_core::add_agent(mpi::job& j, int rank, const mpi::hello& h) {
 mpi_core::~mpi_core() {
   shutdown({});
   stops_->close();
+  mpi::this_job().shut_running_pool = nullptr;
 }
 
 std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std::uint32_t count) {
@@ -431,15 +465,22 @@ mpi_core::read_outcome mpi_core::read_answers() {
 
 void mpi_core::stop_agents(bool kill) {
   if (kill) fail_in_flight(stopped_by_shutdown());
+  mpi::job& j = mpi::this_job();
   std::vector<int> lost;
   for (const agent& a : agents_)
     if (a.lost) lost.push_back(a.rank);
   // A send to a lost agent would never complete.
   if (lost.empty()) channel_->flush(); else channel_->abandon();
+  // Every agent of the job, those whose pool could not start too, waits
+  // for this pool's stop; then for the next pool or the job's end.
+  std::vector<int> serving;
+  for (int r : j.agents)
+    if (std::find(lost.begin(), lost.end(), r) == lost.end()) serving.push_back(r);
   // The agents' workers exit as they stop: told to the observer as before.
-  mpi::stop_other_ranks(kill, lost, [this](mpi::message& m) {
+  mpi::stop_ranks(serving, kill, [this](mpi::message& m) {
     if (m.type == mpi::kind::worker_events) on_message(std::move(m));
   });
+  mpi::end_pool(j, lost);
 }
 
 }  // namespace ferry::detail

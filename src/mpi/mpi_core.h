@@ -96,9 +96,15 @@ class mpi_core final : public task_queue {
   // Sends agent a the modules of t it was not sent yet (ship_modules).
   void ship_modules(agent& a, const task& t);
 
+  // The job's agents: the job's other ranks, or spawned now
+  // (mpi_pool_options::spawn_agents), or spawned by an earlier pool.
+  void find_agents(mpi::job& j);
   // Sends every agent the pool's config and waits for their hellos (60 s at
   // most): each that could start its pool becomes an agent here.
   void configure_agents(mpi::job& j);
+  // The constructor failed: stops the agents that were configured and
+  // answered, counts the others lost, and ends the pool's turn in the job.
+  void abandon_start(mpi::job& j);
   void add_agent(mpi::job& j, int rank, const mpi::hello& h);
   void run();  // the manager thread: turns until shutdown, then stop_agents
   // What one turn took from the queue: tasks and the agents they go to,
@@ -147,6 +153,8 @@ class mpi_core final : public task_queue {
   // manager's; an actor leaves once its drop is sent.
   std::unordered_map<std::uint64_t, std::size_t> actor_agents_;
   std::size_t max_workers_ = 0;
+  bool configured_ = false;  // the agents were sent the config (constructor only)
+  std::vector<int> hellos_;  // the ranks that answered it (constructor only)
   // The module messages sent to some agents and not yet to all (the manager's).
   std::unordered_map<std::string, std::shared_ptr<const message_body>> module_messages_;
 

@@ -16,6 +16,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "mpi/agent.h"
@@ -66,18 +67,32 @@ std::string host_name() {
   return name;
 }
 
-// Rank 0's end: the other ranks stop (if no pool told them), then MPI ends.
+// Rank 0's end: every other rank ends (the agents are idle: a pool's
+// destruction stopped its own), then MPI ends.
 void finish_root() {
-  try {
-    stop_other_ranks(false);
-  } catch (...) {
-  }
+  job& j = this_job();
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
-  job& j = this_job();
+  // A pool that outlives main (a handle kept, or std::exit) ends first,
+  // as its destruction would end it: tasks not sent are dropped.
+  if (j.pool.load() == job::pool_phase::running && j.shut_running_pool) {
+    try {
+      j.shut_running_pool();
+    } catch (...) {
+    }
+  }
+  // Its manager thread may still be calling MPI: no other thread may.
+  if (j.pool.exchange(job::pool_phase::job_ending) == job::pool_phase::running) MPI_Abort(j.comm, 1);
+  try {
+    std::vector<int> others;
+    for (int r = 1; r < j.size; ++r)
+      if (std::find(j.lost.begin(), j.lost.end(), r) == j.lost.end()) others.push_back(r);
+    stop_ranks(others, false);
+  } catch (...) {
+  }
   // MPI_Finalize waits for every rank, a lost one too.
-  if (j.rank_lost) MPI_Abort(j.comm, 1);
+  if (!j.lost.empty()) MPI_Abort(j.comm, 1);
   if (j.spawned) {
     // The spawned agents wait for this second stop to finalize with us.
     channel ch(j.comm);
@@ -181,20 +196,38 @@ job& this_job() {
   return j;
 }
 
-void stop_other_ranks(bool kill_running, const std::vector<int>& lost,
-                      const std::function<void(message&)>& on_other) {
+void begin_pool(job& j) {
+  switch (j.pool.load()) {
+    case job::pool_phase::running:
+      throw error("ferry: this MPI job's mpi_pool is still running; an MPI job has one pool at a time: "
+                  "shut it down (shutdown() waits for its agents) before making the next");
+    case job::pool_phase::job_ending:
+      throw error("ferry: this MPI job is ending (rank 0 is exiting); no mpi_pool can be made now");
+    case job::pool_phase::idle: break;
+  }
+  if (!j.lost.empty())
+    throw error("ferry: MPI rank " + std::to_string(j.lost.front()) + " of this job stopped answering a " +
+                "pool; the job cannot have another mpi_pool (start a new job)");
+  j.pool = job::pool_phase::running;
+}
+
+void end_pool(job& j, const std::vector<int>& lost) {
+  j.lost.insert(j.lost.end(), lost.begin(), lost.end());
+  job::pool_phase running = job::pool_phase::running;
+  j.pool.compare_exchange_strong(running, job::pool_phase::idle);
+}
+
+void stop_ranks(const std::vector<int>& ranks, bool kill_running,
+                const std::function<void(message&)>& on_other) {
   job& j = this_job();
-  if (j.stopped || j.rank != 0) return;
-  j.stopped = true;
-  j.rank_lost = !lost.empty();
+  if (ranks.empty()) return;
   channel ch(j.comm);
-  for (int r = 1; r < j.size; ++r)
-    if (std::find(lost.begin(), lost.end(), r) == lost.end()) ch.send(r, kind::stop, 0, encode_stop(kill_running));
+  for (int r : ranks) ch.send(r, kind::stop, 0, encode_stop(kill_running));
   // Each answers stop once its local pool is down; until then its results
   // may still arrive, and are dropped.
-  int answered = 0;
+  std::size_t answered = 0;
   idle_backoff backoff;
-  while (answered < j.size - 1 - static_cast<int>(lost.size())) {
+  while (answered < ranks.size()) {
     if (auto m = ch.poll()) {
       if (m->type == kind::stop) ++answered; else if (on_other) on_other(*m);
       backoff.reset();

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -25,9 +26,18 @@ struct job {
   std::vector<std::string> args;  // the program's, for spawning agents
   std::vector<int> agents;   // every host's agent, lowest rank first (known to all)
   std::string host;
-  bool pool_made = false;    // rank 0 made its one pool
-  bool stopped = false;      // rank 0 told the others to stop
-  bool rank_lost = false;    // one never answered: abort instead of finalizing
+  // Rank 0's pools, one at a time (begin_pool, end_pool): none running,
+  // one running (from its constructor until its agents answered its
+  // stop), or none ever again (the job is ending). Written by the thread
+  // that ends a pool (its manager), read by the one that makes the next.
+  enum class pool_phase { idle, running, job_ending };
+  std::atomic<pool_phase> pool{pool_phase::idle};
+  // Shuts the running pool down (set by it while it runs): rank 0's exit
+  // calls it when a pool outlives main (a handle kept, or std::exit).
+  std::function<void()> shut_running_pool;
+  // Ranks that stopped answering: MPI cannot end normally, so the job is
+  // aborted at rank 0's exit, and it has no further pool.
+  std::vector<int> lost;
   // Spawn mode: processes joined by MPI_Comm_spawn disconnect from each
   // other (rank 0 at its exit) before each finalizes MPI. Finalizing alone
   // while connected lets the first to leave close the sockets the other
@@ -73,13 +83,23 @@ void wait_to_finalize();
 // pool's communicator.
 void disconnect_spawned();
 
-// Rank 0: tells every other rank to stop, once, and waits for each to
-// answer but the `lost` ones. With a rank lost, MPI cannot end normally:
-// the job is then aborted when rank 0 exits (never a hang). `on_other`, if
-// set, is given every other message that arrives meanwhile (an agent's
-// last worker events); the rest are dropped.
-void stop_other_ranks(bool kill_running, const std::vector<int>& lost = {},
-                      const std::function<void(message&)>& on_other = {});
+// Rank 0, before a pool talks to the agents: the job is then running it.
+// Throws ferry::error, saying what to do, while another pool runs, after a
+// rank was lost, or once the job is ending.
+void begin_pool(job& j);
+
+// Rank 0, once a pool's agents answered its stop (or it never reached
+// them): another pool may be made, unless `lost` (ranks that did not
+// answer, added to job::lost) is not empty.
+void end_pool(job& j, const std::vector<int>& lost = {});
+
+// Rank 0: tells each of `ranks` to stop and waits for each to answer. An
+// agent serving a pool stops that pool and waits for the next one; an idle
+// agent and any other rank end. `on_other`, if set, is given every other
+// message that arrives meanwhile (an agent's last worker events); the rest
+// are dropped. Never give it a lost rank: it would wait for ever.
+void stop_ranks(const std::vector<int>& ranks, bool kill_running,
+                const std::function<void(message&)>& on_other = {});
 
 }  // namespace ferry::detail::mpi
 

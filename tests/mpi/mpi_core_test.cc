@@ -35,7 +35,7 @@ TEST(MpiCore, AnOutputCallbackIsRefusedForItWouldRunOnOtherHosts) {
   EXPECT_NE(std::string(e.what()).find("local.worker_output"), std::string::npos) << e.what();
 }
 
-TEST(MpiCore, RefusesForkInProcessWorkersAndASecondPool) {
+TEST(MpiCore, RefusesForkInProcessWorkersAndASecondPoolWhileOneRuns) {
   ferry::mpi_pool_options o = options();
   o.local.start = ferry::start_method::fork;
   EXPECT_THROW(ferry::mpi_pool{o}, ferry::error);
@@ -43,7 +43,38 @@ TEST(MpiCore, RefusesForkInProcessWorkersAndASecondPool) {
   const auto e = expect_error<ferry::error>([&] { ferry::mpi_pool pool(o); });
   EXPECT_NE(std::string(e.what()).find("use a process_pool"), std::string::npos) << e.what();
   ferry::mpi_pool pool(options());
-  EXPECT_THROW(ferry::mpi_pool{options()}, ferry::error);
+  const auto second = expect_error<ferry::error>([&] { ferry::mpi_pool another(options()); });
+  EXPECT_NE(std::string(second.what()).find("still running"), std::string::npos) << second.what();
+  // The refusals cost the running pool nothing.
+  auto f = pool.submit(test_tasks::add(), 2, 3);
+  EXPECT_EQ(f.wait_for(30s), std::future_status::ready);
+  EXPECT_EQ(f.get(), 5);
+}
+
+TEST(MpiCore, PoolsOneAfterAnotherInOneJobEachRunTasksOnTheSameAgents) {
+  std::vector<std::string> first_hosts;
+  {
+    ferry::mpi_pool pool(options());
+    first_hosts = pool.hosts();
+    auto f = pool.submit(test_tasks::add(), 1, 2);
+    ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+    EXPECT_EQ(f.get(), 3);
+  }
+  ferry::mpi_pool_options o = options();
+  o.local.max_workers = 1;  // the next pool's own options reach the agents
+  ferry::mpi_pool second(o);
+  EXPECT_EQ(second.hosts(), first_hosts);
+  EXPECT_EQ(second.max_workers(), first_hosts.size());
+  auto g = second.submit(test_tasks::greet("hello"), std::string("again"));
+  ASSERT_EQ(g.wait_for(30s), std::future_status::ready);
+  EXPECT_EQ(g.get(), "hello, again");
+  second.shutdown();
+  EXPECT_THROW(second.submit(test_tasks::add(), 1, 1), ferry::pool_shutdown_error);
+  // Shut down but still held: the job may have its next pool.
+  ferry::mpi_pool third(options());
+  auto h = third.submit(test_tasks::add(), 20, 22);
+  ASSERT_EQ(h.wait_for(30s), std::future_status::ready);
+  EXPECT_EQ(h.get(), 42);
 }
 
 namespace {

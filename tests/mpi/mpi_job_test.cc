@@ -12,6 +12,9 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
+
+#include <serialize/error.h>
 
 #include "singleton_mpi.h"
 
@@ -46,16 +49,44 @@ TEST(MpiJob, EachRankOfTheHostHasADoorbellInMemoryWhoseNameIsGone) {
     EXPECT_NE(entry.path().filename().string().rfind(mine, 0), 0u) << entry.path();
 }
 
-TEST(MpiJob, RankZeroStopsTheOtherRanksOnceEvenWithNoneToTell) {
+TEST(MpiJob, APoolBeginsOnlyWhenNoneRunsAndNoRankWasLost) {
+  mpi::job j;
+  mpi::begin_pool(j);
+  EXPECT_EQ(j.pool.load(), mpi::job::pool_phase::running);
+  try {
+    mpi::begin_pool(j);
+    FAIL() << "a second pool began while one ran";
+  } catch (const ferry::error& e) {
+    EXPECT_NE(std::string(e.what()).find("still running"), std::string::npos) << e.what();
+  }
+  mpi::end_pool(j);
+  EXPECT_EQ(j.pool.load(), mpi::job::pool_phase::idle);
+  mpi::begin_pool(j);  // the next pool
+  mpi::end_pool(j, {3});
+  EXPECT_EQ(j.lost, std::vector<int>{3});
+  try {
+    mpi::begin_pool(j);
+    FAIL() << "a pool began in a job that lost a rank";
+  } catch (const ferry::error& e) {
+    EXPECT_NE(std::string(e.what()).find("MPI rank 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("start a new job"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MpiJob, NoPoolBeginsOnceTheJobIsEnding) {
+  mpi::job j;
+  j.pool = mpi::job::pool_phase::job_ending;
+  EXPECT_THROW(mpi::begin_pool(j), ferry::error);
+  mpi::end_pool(j);  // a pool's end never revives an ending job
+  EXPECT_EQ(j.pool.load(), mpi::job::pool_phase::job_ending);
+}
+
+TEST(MpiJob, StoppingNoRankReturnsAtOnce) {
   ferry_test::ensure_mpi();
   mpi::join_job(MPI_COMM_SELF);
-  mpi::job& j = mpi::this_job();
-  j.stopped = false;
-  mpi::stop_other_ranks(false);
-  EXPECT_TRUE(j.stopped);
-  EXPECT_FALSE(j.rank_lost);
-  mpi::stop_other_ranks(true);  // a second stop: nothing to do, and no hang
-  EXPECT_TRUE(j.stopped);
+  mpi::stop_ranks({}, false);
+  mpi::stop_ranks({}, true);
+  EXPECT_EQ(mpi::this_job().pool.load(), mpi::job::pool_phase::idle);
 }
 
 }  // namespace

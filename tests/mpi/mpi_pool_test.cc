@@ -659,12 +659,25 @@ TEST(MpiPoolOneRank, AJobOfOneRankSpawnsItsAgentAndRunsTasks) {
   expect_error<ferry::worker_died_error>([&] { get_within(crash); });
   auto after = pool.submit(test_tasks::add(), 20, 22);
   EXPECT_EQ(get_within(after), 42);
+  pool.shutdown();
+  // A later pool is served by the agent the first spawned, not by more.
+  o.spawn_agents = 2;
+  const auto e = expect_error<ferry::error>([&] { ferry::mpi_pool more(o); });
+  EXPECT_NE(std::string(e.what()).find("set spawn_agents to 1 or 0"), std::string::npos) << e.what();
+  o.spawn_agents = 1;
+  ferry::mpi_pool next(o);
+  ASSERT_EQ(next.hosts().size(), 1u);
+  auto again = next.submit(test_tasks::add(), 1, 2);
+  EXPECT_EQ(get_within(again), 3);
 }
 
-TEST(MpiPool, SpawningInAJobOfSeveralRanksIsRefused) {
+TEST(MpiPool, SpawningInAJobOfSeveralRanksIsRefusedAndTheNextPoolRuns) {
   ferry::mpi_pool_options o = options();
   o.spawn_agents = 1;
   EXPECT_THROW(ferry::mpi_pool{o}, ferry::error);
+  ferry::mpi_pool pool(options());
+  auto f = pool.submit(test_tasks::add(), 2, 3);
+  EXPECT_EQ(get_within(f), 5);
 }
 
 TEST(MpiPoolOneRank, AJobOfOneRankWithoutSpawnAgentsIsRefused) {
@@ -675,4 +688,17 @@ TEST(MpiPoolOneRank, AJobOfOneRankWithoutSpawnAgentsIsRefused) {
     EXPECT_NE(std::string(e.what()).find("has no node agent"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("mpirun -n 2 or more"), std::string::npos) << e.what();
   }
+}
+
+// A pool that outlives main (its handle never destroyed) is shut down when
+// rank 0 exits, its queued tasks dropped: the job then ends with status 0
+// and leaves no process (run_job.sh checks both), where finalizing MPI
+// under its running manager would abort the job or hang it.
+TEST(MpiPoolKeptPastMain, APoolStillRunningWhenRankZeroExitsIsShutDownAndTheJobEndsCleanly) {
+  auto* kept = new ferry::mpi_pool(options());  // never deleted: it outlives main
+  auto first = kept->submit(test_tasks::add(), 2, 3);
+  EXPECT_EQ(get_within(first), 5);
+  std::vector<ferry::future<int>> queued;
+  for (int i = 0; i < 20; ++i) queued.push_back(kept->submit(test_tasks::sleep_ms(), 200));
+  EXPECT_FALSE(queued.back().ready());
 }

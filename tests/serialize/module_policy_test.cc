@@ -48,6 +48,25 @@ TEST_F(ModulePolicy, AnAllowanceIsKeptCanonicalAndOnce) {
   EXPECT_EQ(ferry::allowed_modules(), std::vector<fs::path>{fs::canonical(dir.path() / "plugins")});
 }
 
+TEST_F(ModulePolicy, AForgottenSearchDirectoryIsNeitherSearchedNorAllowedAndTheRestStays) {
+  fs::create_directories(dir.path() / "shipped");
+  fs::create_directories(dir.path() / "kept");
+  ferry::add_module_search_path(dir.path() / "shipped");
+  ferry::add_module_search_path(dir.path() / "kept");
+  const fs::path plugin = file("plugin.so");
+  ferry::allow_module(plugin);
+  ferry::detail::forget_module_search_path(dir.path() / "kept" / ".." / "shipped");
+  const fs::path kept = fs::canonical(dir.path() / "kept");
+  EXPECT_EQ(ferry::module_search_paths(), std::vector<fs::path>{kept});
+  EXPECT_EQ(ferry::allowed_modules(), (std::vector<fs::path>{kept, plugin}));
+  // Once removed, and again: nothing is left to forget, and nothing throws.
+  fs::remove(dir.path() / "kept");
+  ferry::detail::forget_module_search_path(kept);
+  ferry::detail::forget_module_search_path(kept);
+  EXPECT_TRUE(ferry::module_search_paths().empty());
+  EXPECT_EQ(ferry::allowed_modules(), std::vector<fs::path>{plugin});
+}
+
 TEST_F(ModulePolicy, AMissingPathIsRefusedByNameAndNothingIsAllowed) {
   const fs::path missing = dir.path() / "no-such-plugin.so";
   try {

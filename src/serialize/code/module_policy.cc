@@ -95,6 +95,16 @@ bool trusts_code_signed_by(const signing_key& key) {
   return std::find(p.trusted_keys.begin(), p.trusted_keys.end(), key.bytes()) != p.trusted_keys.end();
 }
 
+void forget_module_search_path(const fs::path& directory) {
+  std::error_code ec;
+  fs::path canonical = fs::canonical(directory, ec);
+  if (ec) canonical = directory;
+  policy& p = the_policy();
+  detail::mutex_lock lock(p.mu);
+  std::erase(p.search, canonical);
+  std::erase(p.allowed, canonical);
+}
+
 std::vector<std::string> allowed_candidates(const std::string& path) {
   const std::vector<fs::path> allowed = allowed_modules();
   std::vector<std::string> out;

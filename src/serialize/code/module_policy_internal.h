@@ -8,6 +8,8 @@
 
 #include <serialize/signing_key.h>
 
+#include "internal/export.h"
+
 namespace ferry::detail {
 
 // Whether canonical path p is `root` or lies under it, compared by component
@@ -22,6 +24,12 @@ bool trusts_code_signed_by(const signing_key& key);
 // an allowed file or directory, then a file of the same name in each allowed
 // directory. Each is a canonical path. Opens no file.
 std::vector<std::string> allowed_candidates(const std::string& path);
+
+// Takes a directory given to add_module_search_path out of the search
+// path and the allowed places, for one about to be removed (an MPI agent's
+// directory of shipped modules, which ends with its pool): a worker started
+// later is not handed a place that is gone. Nothing if it is not there.
+FERRY_INTERNAL_EXPORT void forget_module_search_path(const std::filesystem::path& directory);
 
 }  // namespace ferry::detail
 
