@@ -25,6 +25,7 @@
 #include <executor/internal/result_items.h>
 #include "executor/wire/message_io.h"
 #include "executor/wire/protocol.h"
+#include "../error_message.h"
 
 namespace {
 
@@ -133,14 +134,7 @@ int value_of(const future_state& task) {
 template <class E>
 E error_of(const future_state& task) {
   EXPECT_TRUE(task.wait_until(std::chrono::steady_clock::now() + 10s));
-  try {
-    std::rethrow_exception(task.error());
-  } catch (const E& e) {
-    return e;
-  } catch (const std::exception& other) {
-    ADD_FAILURE() << "another error: " << other.what();
-  }
-  throw std::logic_error("no error of the expected type");
+  return ferry_test::caught_as<E>(task.error());
 }
 
 TEST(Retries, ATaskWhoseWorkerDiedIsSentAgainUntilItsRetriesAreSpent) {

@@ -6,6 +6,7 @@
 // an MPI agent (record_of there, exception_of on rank 0), each through the
 // bytes of protocol.h.
 #include "executor/wire/task_exception.h"
+#include "../error_message.h"
 
 #include <gtest/gtest.h>
 
@@ -42,19 +43,7 @@ std::exception_ptr crossed(const std::exception_ptr& error, std::string_view whe
   return exception_of(through_the_wire(record_of(error)), where);
 }
 
-// The exception `e` holds, as E: fails the test if it is of another type.
-template <class E>
-E caught_as(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const E& typed) {
-    return typed;
-  } catch (const std::exception& other) {
-    ADD_FAILURE() << "expected " << typeid(E).name() << ", got " << typeid(other).name() << ": "
-                  << other.what();
-  }
-  throw std::logic_error("not reached");
-}
+using ferry_test::caught_as;
 
 // What the task throws, recorded in the worker as the task server does.
 template <class F>

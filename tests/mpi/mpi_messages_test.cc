@@ -16,6 +16,7 @@
 
 #include <executor/errors.h>
 #include "mpi/agent_config_fields.h"
+#include "../error_message.h"
 #include <serialize/error.h>
 
 namespace ferry::detail::mpi {
@@ -197,15 +198,9 @@ TEST(MpiMessages, AWorkerEventCutShortOrOfAnUnknownKindIsRefused) {
 // its type and fields, its message gaining where it happened.
 template <class E>
 E failure_round_trip(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(decode_failure(encode_failure(error), "on host h, MPI rank 1"));
-  } catch (const E& e) {
-    EXPECT_NE(std::string(e.what()).find("(on host h, MPI rank 1)"), std::string::npos) << e.what();
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "came back as another type: " << e.what();
-  }
-  throw std::logic_error("no exception");
+  const E e = ferry_test::caught_as<E>(decode_failure(encode_failure(error), "on host h, MPI rank 1"));
+  EXPECT_NE(std::string(e.what()).find("(on host h, MPI rank 1)"), std::string::npos) << e.what();
+  return e;
 }
 
 TEST(MpiMessages, AFailureKeepsItsTypeAndFieldsAndNamesWhereItHappened) {
