@@ -98,7 +98,7 @@ TEST(Agent, WithoutShipModulesAnAgentMakesNoDirectory) {
   EXPECT_TRUE(dirs.empty()) << dirs.front();
 }
 
-TEST(Agent, ShippedModulesAreKeptInAPrivateDirectoryUntilThePoolShutsDown) {
+TEST(Agent, ShippedModulesAreKeptInAPrivateDirectoryUntilThePoolShutsDownAndTheAgentServesTheNext) {
   auto o = options();
   o.ship_modules = true;
   ferry::mpi_pool pool(o);
@@ -114,6 +114,10 @@ TEST(Agent, ShippedModulesAreKeptInAPrivateDirectoryUntilThePoolShutsDown) {
             std::filesystem::perms::owner_all);
   pool.shutdown();
   EXPECT_TRUE(modules_dirs_of(agent).empty()) << "left after shutdown: " << modules_dirs_of(agent).front();
+  // The same agent serves the job's next pool, whose workers are not told
+  // to search the directory that is gone (they refused to start when they were).
+  ferry::mpi_pool next(options());
+  EXPECT_EQ(agent_running_a_task(next), agent);
 }
 
 TEST(Agent, WorkersDoNotInheritTheLaunchersEnvironment) {
