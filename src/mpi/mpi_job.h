@@ -32,9 +32,11 @@ struct job {
   // that ends a pool (its manager), read by the one that makes the next.
   enum class pool_phase { idle, running, job_ending };
   std::atomic<pool_phase> pool{pool_phase::idle};
-  // Shuts the running pool down (set by it while it runs): rank 0's exit
-  // calls it when a pool outlives main (a handle kept, or std::exit).
+  // Shuts the running pool down: rank 0's exit calls it when a pool
+  // outlives main (a handle kept, or std::exit). Set by the last pool made
+  // (its owner), cleared by its destruction, not by an earlier pool's.
   std::function<void()> shut_running_pool;
+  const void* shut_running_pool_owner = nullptr;
   // Ranks that stopped answering: MPI cannot end normally, so the job is
   // aborted at rank 0's exit, and it has no further pool.
   std::vector<int> lost;

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <future>
 #include <stdexcept>
@@ -693,9 +694,13 @@ TEST(MpiPoolOneRank, AJobOfOneRankWithoutSpawnAgentsIsRefused) {
 // A pool that outlives main (its handle never destroyed) is shut down when
 // rank 0 exits, its queued tasks dropped: the job then ends with status 0
 // and leaves no process (run_job.sh checks both), where finalizing MPI
-// under its running manager would abort the job or hang it.
+// under its running manager would abort the job or hang it. An earlier
+// pool, shut down and destroyed after it was made, changes nothing.
 TEST(MpiPoolKeptPastMain, APoolStillRunningWhenRankZeroExitsIsShutDownAndTheJobEndsCleanly) {
+  std::optional<ferry::mpi_pool> earlier(std::in_place, options());
+  earlier->shutdown();
   auto* kept = new ferry::mpi_pool(options());  // never deleted: it outlives main
+  earlier.reset();
   auto first = kept->submit(test_tasks::add(), 2, 3);
   EXPECT_EQ(get_within(first), 5);
   std::vector<ferry::future<int>> queued;
