@@ -40,7 +40,12 @@ TEST(LibraryLoader, AMissingFileIsAModuleLoadError) {
 }
 
 TEST(LibraryLoader, ALoadedLibraryStaysLoadedAndLoadingItAgainIsHarmless) {
-  ASSERT_EQ(::dlopen(FERRY_TEST_PLUGIN_NO_BUILD_ID, RTLD_NOW | RTLD_NOLOAD), nullptr) << "loaded already";
+  // CTest runs each test in a process of its own; the whole program run at
+  // once has loaded the plugin in an earlier test (a library stays).
+  if (void* earlier = ::dlopen(FERRY_TEST_PLUGIN_NO_BUILD_ID, RTLD_NOW | RTLD_NOLOAD); earlier != nullptr) {
+    ::dlclose(earlier);
+    GTEST_SKIP() << "loaded already by an earlier test of this process; run this test alone";
+  }
   ferry::detail::load_library(FERRY_TEST_PLUGIN_NO_BUILD_ID);
   ferry::detail::load_library(FERRY_TEST_PLUGIN_NO_BUILD_ID);
   void* handle = ::dlopen(FERRY_TEST_PLUGIN_NO_BUILD_ID, RTLD_NOW | RTLD_NOLOAD);
