@@ -87,18 +87,17 @@ void mpi_core::find_agents(mpi::job& j) {
 }
 
 void mpi_core::abandon_start(mpi::job& j) {
-  std::vector<int> lost;
-  if (configured_) {
-    // The agents that said hello wait for the stop of a pool they serve
-    // (or could not start); the others are taken for lost.
-    for (int r : j.agents)
-      if (std::find(hellos_.begin(), hellos_.end(), r) == hellos_.end()) lost.push_back(r);
-    try {
-      mpi::stop_ranks(hellos_, false);
-    } catch (...) {
-    }
+  if (!configured_) {
+    mpi::end_pool(j);
+    return;
   }
-  mpi::end_pool(j, lost);
+  // The agents that said hello wait for the stop of a pool they serve (or
+  // could not start); the others are taken for lost.
+  try {
+    mpi::stop_ranks(hellos_, false);
+  } catch (...) {
+  }
+  mpi::end_pool(j, mpi::ranks_except(j.agents, hellos_));
 }
 
 void mpi_core::configure_agents(mpi::job& j) {
@@ -480,11 +479,8 @@ void mpi_core::stop_agents(bool kill) {
   if (lost.empty()) channel_->flush(); else channel_->abandon();
   // Every agent of the job, those whose pool could not start too, waits
   // for this pool's stop; then for the next pool or the job's end.
-  std::vector<int> serving;
-  for (int r : j.agents)
-    if (std::find(lost.begin(), lost.end(), r) == lost.end()) serving.push_back(r);
   // The agents' workers exit as they stop: told to the observer as before.
-  mpi::stop_ranks(serving, kill, [this](mpi::message& m) {
+  mpi::stop_ranks(mpi::ranks_except(j.agents, lost), kill, [this](mpi::message& m) {
     if (m.type == mpi::kind::worker_events) on_message(std::move(m));
   });
   mpi::end_pool(j, lost);

@@ -16,6 +16,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -85,10 +86,9 @@ void finish_root() {
   // Its manager thread may still be calling MPI: no other thread may.
   if (j.pool.exchange(job::pool_phase::job_ending) == job::pool_phase::running) MPI_Abort(j.comm, 1);
   try {
-    std::vector<int> others;
-    for (int r = 1; r < j.size; ++r)
-      if (std::find(j.lost.begin(), j.lost.end(), r) == j.lost.end()) others.push_back(r);
-    stop_ranks(others, false);
+    std::vector<int> others(static_cast<std::size_t>(j.size - 1));
+    std::iota(others.begin(), others.end(), 1);
+    stop_ranks(ranks_except(others, j.lost), false);
   } catch (...) {
   }
   // MPI_Finalize waits for every rank, a lost one too.
@@ -215,6 +215,13 @@ void end_pool(job& j, const std::vector<int>& lost) {
   j.lost.insert(j.lost.end(), lost.begin(), lost.end());
   job::pool_phase running = job::pool_phase::running;
   j.pool.compare_exchange_strong(running, job::pool_phase::idle);
+}
+
+std::vector<int> ranks_except(const std::vector<int>& ranks, const std::vector<int>& excluded) {
+  std::vector<int> out;
+  for (int r : ranks)
+    if (std::find(excluded.begin(), excluded.end(), r) == excluded.end()) out.push_back(r);
+  return out;
 }
 
 void stop_ranks(const std::vector<int>& ranks, bool kill_running,

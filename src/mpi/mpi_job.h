@@ -95,6 +95,9 @@ void begin_pool(job& j);
 // answer, added to job::lost) is not empty.
 void end_pool(job& j, const std::vector<int>& lost = {});
 
+// The ranks of `ranks` that are not in `excluded`, in their order.
+std::vector<int> ranks_except(const std::vector<int>& ranks, const std::vector<int>& excluded);
+
 // Rank 0: tells each of `ranks` to stop and waits for each to answer. An
 // agent serving a pool stops that pool and waits for the next one; an idle
 // agent and any other rank end. `on_other`, if set, is given every other

@@ -81,6 +81,12 @@ TEST(MpiJob, NoPoolBeginsOnceTheJobIsEnding) {
   EXPECT_EQ(j.pool.load(), mpi::job::pool_phase::job_ending);
 }
 
+TEST(MpiJob, RanksExceptKeepsTheOthersInTheirOrder) {
+  EXPECT_EQ(mpi::ranks_except({4, 1, 3, 2}, {3, 9}), (std::vector<int>{4, 1, 2}));
+  EXPECT_EQ(mpi::ranks_except({1, 2}, {}), (std::vector<int>{1, 2}));
+  EXPECT_TRUE(mpi::ranks_except({1, 2}, {2, 1}).empty());
+}
+
 TEST(MpiJob, StoppingNoRankReturnsAtOnce) {
   ferry_test::ensure_mpi();
   mpi::join_job(MPI_COMM_SELF);
