@@ -63,8 +63,7 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
     abandon_start(j);
     throw;
   }
-  j.shut_running_pool = [this] { shutdown({.cancel_pending = true}); };
-  j.shut_running_pool_owner = this;
+  j.shut_running_pool.set(this, [this] { shutdown({.cancel_pending = true}); });
   manager_.start([this] {
     run();
     observation_.loop_ended();
@@ -155,13 +154,7 @@ void mpi_core::add_agent(mpi::job& j, int rank, const mpi::hello& h) {
 mpi_core::~mpi_core() {
   shutdown({});
   stops_->close();
-  // A pool shut down but kept until after the next was made must not
-  // take that one's hook.
-  mpi::job& j = mpi::this_job();
-  if (j.shut_running_pool_owner == this) {
-    j.shut_running_pool = nullptr;
-    j.shut_running_pool_owner = nullptr;
-  }
+  mpi::this_job().shut_running_pool.clear(this);
 }
 
 std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std::uint32_t count) {

@@ -77,12 +77,7 @@ void finish_root() {
   if (finalized) return;
   // A pool that outlives main (a handle kept, or std::exit) ends first,
   // as its destruction would end it: tasks not sent are dropped.
-  if (j.pool.load() == job::pool_phase::running && j.shut_running_pool) {
-    try {
-      j.shut_running_pool();
-    } catch (...) {
-    }
-  }
+  if (j.pool.load() == job::pool_phase::running) j.shut_running_pool.run();
   // Its manager thread may still be calling MPI: no other thread may.
   if (j.pool.exchange(job::pool_phase::job_ending) == job::pool_phase::running) MPI_Abort(j.comm, 1);
   try {

@@ -9,12 +9,41 @@
 #include <atomic>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mpi/doorbell_linux.h"
 #include "mpi/mpi_channel.h"
 
 namespace ferry::detail::mpi {
+
+// What rank 0's exit calls to shut down a pool that outlives main. Set by
+// the last pool made, its owner; cleared by that pool's destruction, not by
+// an earlier pool's (one shut down but kept until after the next was made).
+class exit_hook {
+ public:
+  void set(const void* owner, std::function<void()> shut) {
+    owner_ = owner;
+    shut_ = std::move(shut);
+  }
+  void clear(const void* owner) {
+    if (owner_ != owner) return;
+    owner_ = nullptr;
+    shut_ = nullptr;
+  }
+  // Calls it, if set; what it throws is dropped, as the job is ending.
+  void run() const noexcept {
+    if (!shut_) return;
+    try {
+      shut_();
+    } catch (...) {
+    }
+  }
+
+ private:
+  const void* owner_ = nullptr;
+  std::function<void()> shut_;
+};
 
 struct job {
   bool initialized = false;  // serve_if_mpi_agent ran
@@ -32,11 +61,9 @@ struct job {
   // that ends a pool (its manager), read by the one that makes the next.
   enum class pool_phase { idle, running, job_ending };
   std::atomic<pool_phase> pool{pool_phase::idle};
-  // Shuts the running pool down: rank 0's exit calls it when a pool
-  // outlives main (a handle kept, or std::exit). Set by the last pool made
-  // (its owner), cleared by its destruction, not by an earlier pool's.
-  std::function<void()> shut_running_pool;
-  const void* shut_running_pool_owner = nullptr;
+  // Shuts the running pool down when rank 0 exits with it (a handle kept
+  // past main, or std::exit).
+  exit_hook shut_running_pool;
   // Ranks that stopped answering: MPI cannot end normally, so the job is
   // aborted at rank 0's exit, and it has no further pool.
   std::vector<int> lost;

@@ -2,8 +2,8 @@
 //
 // src/mpi/mpi_job.cc: this process's place in its MPI job, here a job of
 // one rank (singleton_mpi.h): rank 0, no agent, its host named, a doorbell
-// of its own in memory whose name is gone once shared, and a stop that has
-// no other rank to tell. Jobs of several ranks are mpi_pool_test's.
+// of its own in memory whose name is gone once shared, a stop that has no
+// other rank to tell, and the hook rank 0's exit calls. Jobs of several ranks are mpi_pool_test's.
 #include "mpi/mpi_job.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,23 @@ TEST(MpiJob, RanksExceptKeepsTheOthersInTheirOrder) {
   EXPECT_EQ(mpi::ranks_except({4, 1, 3, 2}, {3, 9}), (std::vector<int>{4, 1, 2}));
   EXPECT_EQ(mpi::ranks_except({1, 2}, {}), (std::vector<int>{1, 2}));
   EXPECT_TRUE(mpi::ranks_except({1, 2}, {2, 1}).empty());
+}
+
+TEST(MpiJob, TheExitHookIsClearedOnlyByThePoolThatSetItAndDropsWhatItThrows) {
+  mpi::exit_hook hook;
+  hook.run();  // none set: nothing to call
+  int first = 0, second = 0;
+  hook.set(&first, [&] { ++first; });
+  hook.set(&second, [&] { ++second; });  // a later pool takes it over
+  hook.clear(&first);                    // the earlier pool's destruction
+  hook.run();
+  EXPECT_EQ(first, 0);
+  EXPECT_EQ(second, 1);
+  hook.clear(&second);
+  hook.run();
+  EXPECT_EQ(second, 1);
+  hook.set(&first, [] { throw std::runtime_error("shutting down failed"); });
+  EXPECT_NO_THROW(hook.run());
 }
 
 TEST(MpiJob, StoppingNoRankReturnsAtOnce) {
