@@ -4,6 +4,7 @@
 #ifndef FERRY_BENCH_BENCH_OUTPUT_H_
 #define FERRY_BENCH_BENCH_OUTPUT_H_
 
+#include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,6 +45,76 @@ inline double cpu_seconds(const std::string& pid) {
   std::sscanf(s.c_str() + s.rfind(')') + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
               &stime);
   return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// What the scheduler counted for every thread of a process, summed: time
+// on a CPU and waiting on a run queue (/proc/PID/task/TID/schedstat, in
+// nanoseconds), and context switches, those where the thread blocked or
+// yielded (voluntary) and those where it was preempted. A thread that
+// ended between two samples takes its counts with it.
+struct sched_counts {
+  double on_cpu_ns = 0, run_queue_ns = 0, voluntary = 0, involuntary = 0;
+  void add(const sched_counts& o) {
+    on_cpu_ns += o.on_cpu_ns;
+    run_queue_ns += o.run_queue_ns;
+    voluntary += o.voluntary;
+    involuntary += o.involuntary;
+  }
+  sched_counts& operator-=(const sched_counts& o) {
+    on_cpu_ns -= o.on_cpu_ns;
+    run_queue_ns -= o.run_queue_ns;
+    voluntary -= o.voluntary;
+    involuntary -= o.involuntary;
+    return *this;
+  }
+};
+
+// One thread's: `task` is /proc/PID/task/TID.
+inline void add_sched_counts(const std::string& task, sched_counts& c) {
+  if (std::FILE* f = std::fopen((task + "/schedstat").c_str(), "r")) {
+    unsigned long long cpu = 0, wait = 0;
+    if (std::fscanf(f, "%llu %llu", &cpu, &wait) == 2) {
+      c.on_cpu_ns += static_cast<double>(cpu);
+      c.run_queue_ns += static_cast<double>(wait);
+    }
+    std::fclose(f);
+  }
+  if (std::FILE* f = std::fopen((task + "/status").c_str(), "r")) {
+    char line[256];
+    unsigned long n = 0;
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      if (std::sscanf(line, "voluntary_ctxt_switches: %lu", &n) == 1) c.voluntary += static_cast<double>(n);
+      if (std::sscanf(line, "nonvoluntary_ctxt_switches: %lu", &n) == 1) c.involuntary += static_cast<double>(n);
+    }
+    std::fclose(f);
+  }
+}
+
+// Every thread's of process `pid` (a process id, or "self"), or thread
+// `tid`'s alone.
+inline sched_counts sched_counts_of(const std::string& pid, const std::string& tid = "") {
+  sched_counts c;
+  const std::string tasks = "/proc/" + pid + "/task";
+  if (!tid.empty()) {
+    add_sched_counts(tasks + "/" + tid, c);
+    return c;
+  }
+  DIR* dir = ::opendir(tasks.c_str());
+  if (dir == nullptr) return c;
+  while (const dirent* e = ::readdir(dir))
+    if (e->d_name[0] != '.') add_sched_counts(tasks + "/" + e->d_name, c);
+  ::closedir(dir);
+  return c;
+}
+
+// Emits `counts` per round trip: <prefix>_switches (both kinds),
+// <prefix>_involuntary, <prefix>_run_queue_us and <prefix>_on_cpu_us.
+inline void emit_sched(const std::string& prefix, const sched_counts& counts, int round_trips) {
+  const double n = round_trips;
+  emit(prefix + "_switches", (counts.voluntary + counts.involuntary) / n, "per round trip");
+  emit(prefix + "_involuntary", counts.involuntary / n, "per round trip");
+  emit(prefix + "_run_queue_us", counts.run_queue_ns / n / 1e3, "us");
+  emit(prefix + "_on_cpu_us", counts.on_cpu_ns / n / 1e3, "us");
 }
 
 }  // namespace bench

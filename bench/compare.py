@@ -65,6 +65,19 @@ row("submit(noop).get() p99", ferry.get("roundtrip_p99"), "us", "socketpair ping
     ferry.get("pingpong_p99"), slower, "<= 2x the floor")
 row("submit(noop).get() p99", ferry.get("roundtrip_p99"), "us", "loky", loky.get("roundtrip_p99"),
     lambda m, p: f"{p / m:.1f}x faster", "")
+# Where a round trip's time goes (executor_bench hops): what the scheduler
+# counted per round trip for all of ferry's threads (the caller's, the
+# pool's, the worker's) against the floor's two processes, then each side's
+# part of ferry's.
+floor_times = lambda m, p: f"{m / p:.2f}x the floor's"
+share = lambda m, p: f"{m / p:.0%} of all"
+for what, key, unit in (("context switches", "switches", "per round trip"),
+                        ("run-queue wait", "run_queue_us", "us"), ("CPU on a core", "on_cpu_us", "us")):
+    row(f"{what} per round trip, all threads", ferry.get(f"hops_ferry_{key}"), unit,
+        "socketpair ping-pong (floor)", ferry.get(f"hops_floor_{key}"), floor_times, "")
+    for side in ("caller", "manager", "worker"):
+        row(f"{what} per round trip, the {side}", ferry.get(f"hops_ferry_{side}_{key}"), unit,
+            "ferry, all threads", ferry.get(f"hops_ferry_{key}"), share, "")
 row("submit(noop).get() median, pool_options::spin = 100 us", ferry.get("roundtrip_spin_median"), "us",
     "the same, spin off", ferry.get("roundtrip_nospin_median"), slower, "")
 row("submit(noop).get() p99, pool_options::spin = 100 us", ferry.get("roundtrip_spin_p99"), "us",

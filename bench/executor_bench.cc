@@ -3,7 +3,7 @@
 // Executor measurements, one per mode; each prints JSON lines
 // {"name": ..., "value": ..., "unit": ...} for bench/compare.py.
 //
-//   executor_bench roundtrip|pingpong|spin|throughput|submits|floor|large|shared|memcpy|memory|start|scaling [max workers]
+//   executor_bench roundtrip|pingpong|hops|spin|throughput|submits|floor|large|shared|memcpy|memory|start|scaling [max workers]
 //
 // Run through scripts/bench.sh, which runs loky's side in the same run.
 #include <poll.h>
@@ -76,8 +76,10 @@ void spin() {
 }
 
 // The floor: two processes exchanging frames of the sizes of a no-op task
-// and its result over a stream socketpair, one at a time.
-void pingpong() {
+// and its result over a stream socketpair, one at a time: `count` round
+// trips after `warm_up`, their times in microseconds; with `counts`, what
+// the scheduler counted for both processes over the measured ones.
+std::vector<double> pingpong_times(int warm_up, int count, bench::sched_counts* counts = nullptr) {
   std::string task(ferry::dumps(ferry::function<int(int)>(noop())).size() + 24 + 8, 't');
   std::string result(24 + 1 + 4 + 8 + 1 + 4, 'r');
   int sv[2];
@@ -103,15 +105,71 @@ void pingpong() {
   close(sv[1]);
   std::string back(result.size(), '\0');
   std::vector<double> us;
-  for (int i = 0; i < 5500; ++i) {
+  const std::string other = std::to_string(child);
+  bench::sched_counts before;
+  for (int i = 0; i < warm_up + count; ++i) {
+    if (i == warm_up && counts != nullptr) {
+      before = bench::sched_counts_of("self");
+      before.add(bench::sched_counts_of(other));
+    }
     const auto t = clock_type::now();
     if (write(sv[0], task.data(), task.size()) < 0 || !exact(sv[0], back.data(), back.size())) break;
-    if (i >= 500) us.push_back(seconds_since(t) * 1e6);
+    if (i >= warm_up) us.push_back(seconds_since(t) * 1e6);
+  }
+  if (counts != nullptr) {
+    *counts = bench::sched_counts_of("self");
+    counts->add(bench::sched_counts_of(other));
+    *counts -= before;
   }
   close(sv[0]);
   waitpid(child, nullptr, 0);
+  return us;
+}
+
+void pingpong() {
+  const std::vector<double> us = pingpong_times(500, 5000);
   emit("pingpong_median", percentile(us, 0.5), "us");
   emit("pingpong_p99", percentile(us, 0.99), "us");
+}
+
+// Where a round trip's time goes (issue 33): what the scheduler counted
+// per round trip, 5 000 of them after 500, for the floor's two processes
+// (hops_floor) and for ferry's submit(noop).get() with one worker: the
+// submitting thread (hops_ferry_caller), the pool's other threads, its
+// manager's (hops_ferry_manager), and the worker (hops_ferry_worker); and
+// the median round trip of each over the same 5 000.
+void hops() {
+  constexpr int warm_up = 500, count = 5000;
+  bench::sched_counts floor;
+  emit("hops_floor_median", percentile(pingpong_times(warm_up, count, &floor), 0.5), "us");
+  bench::emit_sched("hops_floor", floor, count);
+
+  ferry::process_pool pool(options(1));
+  for (int i = 0; i < warm_up; ++i) pool.submit(noop(), i).get();
+  const std::string me = std::to_string(::getpid()), worker = std::to_string(pool.worker_pids().front());
+  const bench::sched_counts process = bench::sched_counts_of("self"), caller = bench::sched_counts_of("self", me),
+                            in_worker = bench::sched_counts_of(worker);
+  std::vector<double> us;
+  for (int i = 0; i < count; ++i) {
+    const auto t = clock_type::now();
+    pool.submit(noop(), i).get();
+    us.push_back(seconds_since(t) * 1e6);
+  }
+  bench::sched_counts process_after = bench::sched_counts_of("self"),
+                      caller_after = bench::sched_counts_of("self", me),
+                      worker_after = bench::sched_counts_of(worker);
+  process_after -= process;
+  caller_after -= caller;
+  worker_after -= in_worker;
+  bench::sched_counts manager = process_after;
+  manager -= caller_after;
+  bench::sched_counts all = process_after;
+  all.add(worker_after);
+  emit("hops_ferry_median", percentile(us, 0.5), "us");
+  bench::emit_sched("hops_ferry", all, count);
+  bench::emit_sched("hops_ferry_caller", caller_after, count);
+  bench::emit_sched("hops_ferry_manager", manager, count);
+  bench::emit_sched("hops_ferry_worker", worker_after, count);
 }
 
 // Both workers up, and a burst of the measured size already run: one task
@@ -370,6 +428,7 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "roundtrip") roundtrip();
   else if (mode == "pingpong") pingpong();
+  else if (mode == "hops") hops();
   else if (mode == "throughput") throughput();
   else if (mode == "floor") socket_floor();
   else if (mode == "submits") submits();
@@ -381,7 +440,7 @@ int main(int argc, char** argv) {
   else if (mode == "start") start();
   else if (mode == "scaling") scaling(argc > 2 ? std::stoul(argv[2]) : 16);
   else {
-    std::cerr << "usage: " << argv[0] << " roundtrip|pingpong|spin|throughput|submits|floor|large|shared|memcpy|memory|start|scaling [max]\n";
+    std::cerr << "usage: " << argv[0] << " roundtrip|pingpong|hops|spin|throughput|submits|floor|large|shared|memcpy|memory|start|scaling [max]\n";
     return 2;
   }
   return 0;

@@ -13,7 +13,7 @@ echo "machine: $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d)" >&2
 "$build/bench/serialize_bench" --benchmark_format=json --benchmark_min_time=0.1 --benchmark_repetitions=5 \
   --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true \
   >"$out/serialize.json" 2>/dev/null
-for mode in roundtrip pingpong spin throughput floor large shared memcpy memory start; do
+for mode in roundtrip pingpong hops spin throughput floor large shared memcpy memory start; do
   "$build/bench/executor_bench" "$mode" >>"$out/ferry.jsonl"
 done
 "$build/bench/executor_bench" scaling "${1:-16}" >>"$out/ferry.jsonl"
