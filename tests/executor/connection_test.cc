@@ -40,7 +40,7 @@ struct channel {
 
 std::optional<message> next(connection& c) {
   if (std::optional<message> m = c.next()) return m;
-  c.fill(true);
+  c.fill();
   return c.next();
 }
 
@@ -130,7 +130,7 @@ TEST(Connection, AnIncomingBodyAboveTheMaximumIsAProtocolError) {
   c.pool->send({protocol::kind::task, 1, std::string(1000, 'x')});
   EXPECT_THROW(
       {
-        c.worker->fill(false);
+        c.worker->fill();
         c.worker->next();
       },
       protocol_error);

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -73,12 +74,12 @@ TEST(MessageIo, PartialReadsOneByteAtATime) {
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     EXPECT_FALSE(r.next()) << "a message before byte " << i;
     ASSERT_EQ(::write(s.a, bytes.data() + i, 1), 1);
-    EXPECT_EQ(r.fill(s.b, true), message_reader::fill_result::data);
+    EXPECT_EQ(r.fill(s.b), message_reader::fill_result::data);
   }
   auto f = r.next();
   ASSERT_TRUE(f);
   EXPECT_EQ(f->body->view(), "partial body");
-  EXPECT_EQ(r.fill(s.b, true), message_reader::fill_result::nothing);
+  EXPECT_EQ(r.fill(s.b), message_reader::fill_result::nothing);
 }
 
 TEST(MessageIo, PartialWritesOfALargeMessage) {
@@ -101,7 +102,7 @@ TEST(MessageIo, TwoMessagesInOneRead) {
   std::string both = encoded(protocol::kind::task, 1, "one") + encoded(protocol::kind::task, 2, "two");
   ASSERT_EQ(::write(s.a, both.data(), both.size()), static_cast<ssize_t>(both.size()));
   message_reader r(1024);
-  EXPECT_EQ(r.fill(s.b, true), message_reader::fill_result::data);
+  EXPECT_EQ(r.fill(s.b), message_reader::fill_result::data);
   EXPECT_EQ(r.next()->body->view(), "one");
   EXPECT_EQ(r.next()->body->view(), "two");
   EXPECT_FALSE(r.next());
@@ -133,6 +134,59 @@ TEST(MessageIo, EintrDuringABlockingRead) {
   reader.join();
   ASSERT_TRUE(got);
   EXPECT_EQ(got->body->view(), "after signals");
+}
+
+namespace {
+
+// What the kernel says of thread `tid` of this process: its state letter
+// (S: asleep) and how often it has blocked (voluntary context switches).
+char thread_state(pid_t tid) {
+  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const std::size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() ? '?' : line[paren + 2];
+}
+
+long times_blocked(pid_t tid) {
+  std::ifstream status("/proc/self/task/" + std::to_string(tid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("voluntary_ctxt_switches:", 0) == 0) return std::stol(line.substr(line.find(':') + 1));
+  return -1;
+}
+
+}  // namespace
+
+// A worker waits for its next task right after sending a result; the pool
+// reads that result later. The wait must not wake for it: a reader asleep
+// in recvmsg was woken each time the peer consumed what it had sent (the
+// socket's room to write), one context switch more per task.
+TEST(MessageIo, AReaderWaitingForItsNextMessageSleepsWhileThePeerReadsWhatItSent) {
+  socket_pair s;
+  write_message(s.b, nullptr, {protocol::kind::result, 1, std::string(100, 'r')}, 1u << 20);
+  std::atomic<pid_t> tid{0};
+  std::optional<ferry::detail::message> got;
+  std::thread reader([&] {
+    tid = ::gettid();
+    message_reader r(1024);
+    got = r.read_blocking(s.b);
+  });
+  while (tid == 0) std::this_thread::yield();
+  const auto asleep = [&] {
+    for (int i = 0; i < 2000 && thread_state(tid) != 'S'; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return thread_state(tid) == 'S';
+  };
+  ASSERT_TRUE(asleep());
+  const long before = times_blocked(tid);
+  char result[4096];
+  ASSERT_GT(::read(s.a, result, sizeof result), 0);  // the pool reads the result
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(asleep());
+  EXPECT_EQ(times_blocked(tid), before) << "the waiting reader was woken by the peer's read";
+  write_message(s.a, nullptr, {protocol::kind::task, 2, "next task"}, 1u << 20);
+  reader.join();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->body->view(), "next task");
 }
 
 TEST(MessageIo, PeerClosesMidMessage) {

@@ -25,12 +25,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (std::size_t at = 1; at < size; at += piece) {
       const std::size_t n = std::min(piece, size - at);
       if (write(sv[0], data + at, n) != static_cast<ssize_t>(n)) break;
-      reader.fill(sv[1], true);
+      reader.fill(sv[1]);
       while (auto f = reader.next()) (void)f->body->view().size();
     }
     close(sv[0]);
     sv[0] = -1;
-    while (reader.fill(sv[1], true) == ferry::detail::message_reader::fill_result::data) {
+    while (reader.fill(sv[1]) == ferry::detail::message_reader::fill_result::data) {
       while (auto f = reader.next()) (void)f->body->view().size();
     }
   } catch (const ferry::error&) {

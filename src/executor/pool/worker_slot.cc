@@ -273,7 +273,7 @@ void worker_slot::read(const message_handler& on_message) {
   if (!channel_.is_open()) return;
   try {
     for (;;) {
-      const auto got = channel_.fill(true);
+      const auto got = channel_.fill();
       while (std::optional<message> m = channel_.next()) on_message(*this, *m);
       if (got == message_reader::fill_result::end) {
         // Normally the process is exiting; the exit_grace deadline kills it

@@ -66,10 +66,10 @@ class connection {
   // peer. Nothing queued stays.
   std::size_t flush();
 
-  // One read of what arrived (non-blocking or not), then next() for each
-  // whole message; read_blocking waits for one (nullopt at a clean end).
-  // Throw what message_reader's calls throw.
-  message_reader::fill_result fill(bool nonblocking) { return reader_.fill(socket_.get(), nonblocking); }
+  // One read of what arrived, not waiting, then next() for each whole
+  // message; read_blocking waits for one (nullopt at a clean end). Throw
+  // what message_reader's calls throw.
+  message_reader::fill_result fill() { return reader_.fill(socket_.get()); }
   std::optional<message> next() { return reader_.next(); }
   std::optional<message> read_blocking() { return reader_.read_blocking(socket_.get()); }
 

@@ -135,7 +135,7 @@ message_reader::~message_reader() {
   for (int fd : fds_) ::close(fd);
 }
 
-message_reader::fill_result message_reader::fill(int fd, bool nonblocking) {
+message_reader::fill_result message_reader::fill(int fd) {
   char chunk[64 * 1024];
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * max_fds_per_message)];
   for (;;) {
@@ -145,7 +145,7 @@ message_reader::fill_result message_reader::fill(int fd, bool nonblocking) {
     msg.msg_iovlen = 1;
     msg.msg_control = control;
     msg.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | (nonblocking ? MSG_DONTWAIT : 0));
+    const ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return fill_result::nothing;
@@ -229,7 +229,18 @@ std::optional<message> message_reader::next() {
 std::optional<message> message_reader::read_blocking(int fd) {
   for (;;) {
     if (std::optional<message> m = next()) return m;
-    if (fill(fd, false) == fill_result::end) return std::nullopt;
+    // Sleeps in poll, for input alone, then reads without blocking. A
+    // reader asleep in recvmsg on a Unix socket is woken too whenever the
+    // peer consumes what this side sent (the kernel tells the socket's
+    // sleepers that there is room to write), so a worker waiting for its
+    // next task was woken for nothing as the pool read each result: one
+    // context switch more per task (executor_bench hops).
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, -1) < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("waiting for a message");
+    }
+    if (fill(fd) == fill_result::end) return std::nullopt;
   }
 }
 

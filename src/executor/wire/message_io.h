@@ -55,17 +55,17 @@ class message_reader {
   message_reader& operator=(const message_reader&) = delete;
 
   enum class fill_result { data, nothing, end };
-  // One recvmsg on fd (MSG_DONTWAIT if `nonblocking`): data read, nothing
-  // to read yet, or end of stream. Throws protocol_error if the stream ends
-  // inside a message, on a socket error, or when a descriptor sent with the
-  // bytes was dropped.
-  fill_result fill(int fd, bool nonblocking);
+  // One recvmsg on fd that does not wait: data read, nothing to read yet,
+  // or end of stream. Throws protocol_error if the stream ends inside a
+  // message, on a socket error, or when a descriptor sent with the bytes
+  // was dropped.
+  fill_result fill(int fd);
   // The next complete message, if buffered. Throws protocol_error for a bad
   // header or a body above the maximum, authentication_failure for a
   // message that does not verify under authenticate_with's channel.
   std::optional<message> next();
   // Blocks until a whole message has arrived; nullopt at a clean end of
-  // stream.
+  // stream. It sleeps in poll, woken only when input arrives.
   std::optional<message> read_blocking(int fd);
 
   void set_max_body(std::size_t max_body) { max_body_ = max_body; }

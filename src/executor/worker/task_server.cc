@@ -66,7 +66,7 @@ std::optional<message> next_message(connection& pool, spin_policy& spin) {
     const spin_policy::clock::time_point until = start + budget;
     for (;;) {
       if ((m = pool.next())) break;
-      if (pool.fill(true) == message_reader::fill_result::end) return std::nullopt;
+      if (pool.fill() == message_reader::fill_result::end) return std::nullopt;
       if (spin_policy::clock::now() >= until) break;
       ::sched_yield();
     }
@@ -219,7 +219,7 @@ bool task_server::help_until(const std::function<bool()>& done, std::chrono::ste
       const int ready =
           ::poll(&fd, 1, static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count()));
       if (ready < 0 && errno != EINTR) throw protocol_error("poll on the pool's connection failed");
-      if (ready > 0 && pool_.fill(true) == message_reader::fill_result::end)
+      if (ready > 0 && pool_.fill() == message_reader::fill_result::end)
         throw protocol_error("the pool closed the connection while a task waited for a nested task");
     }
     if (told) pool_.send({protocol::kind::resumed, running_.back()});
