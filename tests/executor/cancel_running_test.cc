@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "event_recorder.h"
 #include "test_harness.h"
 
 namespace {
@@ -21,14 +23,37 @@ using CancelRunning = ferry_test::ExecutorTest;
 using ferry_test::expect_error;
 using ferry_test::get_within;
 
-// Gives the task just submitted time to start on its worker. Each test
-// holds whichever way it went: a task not yet sent is cancelled at once.
+// Gives the task just submitted time to start on its worker. A test that
+// sleeps only this long holds whichever way it went: a task not yet sent is
+// cancelled at once.
 void let_it_start() { std::this_thread::sleep_for(200ms); }
 
+// A pool of one worker whose events say when a task was sent to it, for
+// the tests whose outcome needs their task running when they cancel it: a
+// sanitized worker can take longer to start than any fixed sleep (under
+// TSan a task was still queued after 200 ms, and was cancelled before it
+// started).
+struct watched_pool {
+  std::shared_ptr<ferry_test::event_recorder> seen = std::make_shared<ferry_test::event_recorder>();
+  ferry::process_pool pool{[this] {
+    ferry::pool_options o = ferry_test::options(1);
+    o.observer = seen;
+    return o;
+  }()};
+  // Waits (10 s at most) until a task has started on the worker.
+  void wait_until_started() {
+    ASSERT_TRUE(seen->wait_for([](const auto& tasks, const auto&) {
+      return std::any_of(tasks.begin(), tasks.end(),
+                         [](const auto& t) { return t.what == ferry::task_event::kind::started; });
+    })) << "no task started within 10 s";
+  }
+};
+
 TEST_F(CancelRunning, ATaskPollingStopRequestedStopsAndKeepsItsOutcome) {
-  ferry::process_pool pool(ferry_test::options(1));
+  watched_pool watched;
+  ferry::process_pool& pool = watched.pool;
   auto f = pool.submit(test_tasks::poll_until_stopped(), 20'000);
-  let_it_start();
+  watched.wait_until_started();
   const std::vector<int> before = pool.worker_pids();
   const auto asked = std::chrono::steady_clock::now();
   EXPECT_TRUE(f.cancel(10s));
@@ -40,17 +65,19 @@ TEST_F(CancelRunning, ATaskPollingStopRequestedStopsAndKeepsItsOutcome) {
 }
 
 TEST_F(CancelRunning, AStopCallbackOnTheTaskTokenRuns) {
-  ferry::process_pool pool(ferry_test::options(1));
+  watched_pool watched;
+  ferry::process_pool& pool = watched.pool;
   auto f = pool.submit(test_tasks::wait_for_stop_callback(), 20'000);
-  let_it_start();
+  watched.wait_until_started();
   EXPECT_TRUE(f.cancel(10s));
   EXPECT_EQ(get_within(f), 1);
 }
 
 TEST_F(CancelRunning, ASleepingTaskIsKilledAfterItsGraceAndSaysItWasRunning) {
-  ferry::process_pool pool(ferry_test::options(1));
+  watched_pool watched;
+  ferry::process_pool& pool = watched.pool;
   auto f = pool.submit(test_tasks::sleep_ms(), 20'000);
-  let_it_start();
+  watched.wait_until_started();
   const auto asked = std::chrono::steady_clock::now();
   EXPECT_TRUE(f.cancel(100ms));
   const auto e = expect_error<ferry::cancelled_error>([&] { get_within(f); });
