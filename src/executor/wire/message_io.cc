@@ -59,10 +59,14 @@ namespace {
   throw protocol_error(std::string(what) + ": " + std::strerror(errno));
 }
 
-void wait_writable(int fd) {
-  pollfd p{fd, POLLOUT, 0};
-  while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+// Sleeps until fd is ready for `events` (through a signal too); false if
+// poll failed, errno saying why.
+bool wait_for(int fd, short events) noexcept {
+  pollfd p{fd, events, 0};
+  int ready;
+  while ((ready = ::poll(&p, 1, -1)) < 0 && errno == EINTR) {
   }
+  return ready >= 0;
 }
 
 // Sends the bytes of the iovecs, the first sendmsg carrying `pass`,
@@ -89,7 +93,7 @@ std::size_t send_all(int fd, iovec* iov, int iovcnt, std::span<const int> pass) 
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        wait_writable(fd);
+        wait_for(fd, POLLOUT);
         continue;
       }
       return sent;
@@ -235,11 +239,7 @@ std::optional<message> message_reader::read_blocking(int fd) {
     // sleepers that there is room to write), so a worker waiting for its
     // next task was woken for nothing as the pool read each result: one
     // context switch more per task (executor_bench hops).
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, -1) < 0) {
-      if (errno == EINTR) continue;
-      throw_errno("waiting for a message");
-    }
+    if (!wait_for(fd, POLLIN)) throw_errno("waiting for a message");
     if (fill(fd) == fill_result::end) return std::nullopt;
   }
 }
