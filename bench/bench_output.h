@@ -54,11 +54,12 @@ inline double cpu_seconds(const std::string& pid) {
 // ended between two samples takes its counts with it.
 struct sched_counts {
   double on_cpu_ns = 0, run_queue_ns = 0, voluntary = 0, involuntary = 0;
-  void add(const sched_counts& o) {
+  sched_counts& operator+=(const sched_counts& o) {
     on_cpu_ns += o.on_cpu_ns;
     run_queue_ns += o.run_queue_ns;
     voluntary += o.voluntary;
     involuntary += o.involuntary;
+    return *this;
   }
   sched_counts& operator-=(const sched_counts& o) {
     on_cpu_ns -= o.on_cpu_ns;

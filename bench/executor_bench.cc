@@ -110,7 +110,7 @@ std::vector<double> pingpong_times(int warm_up, int count, bench::sched_counts* 
   for (int i = 0; i < warm_up + count; ++i) {
     if (i == warm_up && counts != nullptr) {
       before = bench::sched_counts_of("self");
-      before.add(bench::sched_counts_of(other));
+      before += bench::sched_counts_of(other);
     }
     const auto t = clock_type::now();
     if (write(sv[0], task.data(), task.size()) < 0 || !exact(sv[0], back.data(), back.size())) break;
@@ -118,7 +118,7 @@ std::vector<double> pingpong_times(int warm_up, int count, bench::sched_counts* 
   }
   if (counts != nullptr) {
     *counts = bench::sched_counts_of("self");
-    counts->add(bench::sched_counts_of(other));
+    *counts += bench::sched_counts_of(other);
     *counts -= before;
   }
   close(sv[0]);
@@ -164,7 +164,7 @@ void hops() {
   bench::sched_counts manager = process_after;
   manager -= caller_after;
   bench::sched_counts all = process_after;
-  all.add(worker_after);
+  all += worker_after;
   emit("hops_ferry_median", percentile(us, 0.5), "us");
   bench::emit_sched("hops_ferry", all, count);
   bench::emit_sched("hops_ferry_caller", caller_after, count);
