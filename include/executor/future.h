@@ -19,6 +19,8 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -63,7 +65,8 @@ inline constexpr bool is_future<future<T>> = true;
 template <class T>
 class future {
  public:
-  // An invalid future; only valid() may be called.
+  // An invalid future: valid() is false, and every other member throws
+  // ferry::error, as on a future moved from.
   future() = default;
   // A future of a value made in this process (then, when_all, a coroutine).
   explicit future(std::shared_ptr<detail::future_state> state) : state_(std::move(state)) {}
@@ -80,8 +83,8 @@ class future {
   // A future made by then(), a coroutine or when_all/when_any holds its
   // value, which get() copies.
   T get() const {
-    if (decode_ != nullptr) return decode_(*state_);  // a task's: its result is bytes
-    const void* local = detail::local_result(*state_);
+    if (decode_ != nullptr) return decode_(state("future::get()"));  // a task's: its result is bytes
+    const void* local = detail::local_result(state("future::get()"));
     if constexpr (std::is_void_v<T>) {
       return;
     } else if constexpr (std::is_copy_constructible_v<T>) {
@@ -93,23 +96,23 @@ class future {
 
   // Whether it is finished with an exception, so that get() would throw.
   // False while it is not finished.
-  bool has_exception() const { return detail::has_exception(*state_); }
+  bool has_exception() const { return detail::has_exception(state("future::has_exception()")); }
 
-  void wait() const { state_->wait(); }
+  void wait() const { state("future::wait()").wait(); }
 
   template <class Rep, class Period>
   std::future_status wait_for(const std::chrono::duration<Rep, Period>& timeout) const {
-    return state_->wait_until(std::chrono::steady_clock::now() + timeout) ? std::future_status::ready
-                                                                          : std::future_status::timeout;
+    const bool done = state("future::wait_for()").wait_until(std::chrono::steady_clock::now() + timeout);
+    return done ? std::future_status::ready : std::future_status::timeout;
   }
 
-  bool ready() const { return state_->ready(); }
+  bool ready() const { return state("future::ready()").ready(); }
 
   // Cancels the task if it has not been sent to a worker yet; its get()
   // then throws ferry::cancelled_error. Returns whether it was cancelled.
   // When every worker is busy, each may already hold its next (small) task,
   // queued behind the running one: that task is sent, not cancellable.
-  bool cancel() { return state_->cancel(); }
+  bool cancel() { return state("future::cancel()").cancel(); }
 
   // cancel(), and also stops a task that was sent: it asks the task to stop
   // (ferry::this_task::stop_requested() becomes true where it runs, and its
@@ -121,12 +124,12 @@ class future {
   // Returns false when the task has already finished. process_pool and
   // mpi_pool; a future made in this process (then(), when_all) is not a
   // task and is only cancelled as cancel() does.
-  bool cancel(std::chrono::milliseconds grace) { return state_->request_stop(grace); }
+  bool cancel(std::chrono::milliseconds grace) { return state("future::cancel()").request_stop(grace); }
 
   // Calls cb(*this) once the task is finished: at once on this thread if it
   // is, else on the pool's manager thread, which it holds up (keep cb short).
   void on_done(std::function<void(const future&)> cb) const {
-    state_->on_done([self = *this, cb = std::move(cb)] { cb(self); });
+    state("future::on_done()").on_done([self = *this, cb = std::move(cb)] { cb(self); });
   }
 
   // Once this future is finished, calls fn(*this) on ferry's continuation
@@ -145,9 +148,10 @@ class future {
                   "ferry: a continuation passed to then() must return a value, not a reference");
     static_assert(std::is_void_v<U> || std::is_copy_constructible_v<U>,
                   "ferry: a continuation's result is copied by get(); return a copyable type");
+    detail::future_state& done = state("future::then()");
     auto next = detail::make_future_state();
     auto body = std::make_shared<std::decay_t<F>>(std::forward<F>(fn));
-    state_->on_done([self = *this, next, body] {
+    done.on_done([self = *this, next, body] {
       detail::run_continuation([self, next, body] {
         if (!next->start()) return;  // cancelled
         try {
@@ -167,6 +171,13 @@ class future {
 
  private:
   friend struct detail::future_access;
+  // The state, which every member but valid() needs: a clear error, not a
+  // null dereference, for a future that has none.
+  detail::future_state& state(const char* call) const {
+    if (state_ == nullptr) detail::throw_no_future_state(call);
+    return *state_;
+  }
+
   std::shared_ptr<detail::future_state> state_;
   T (*decode_)(const detail::future_state&) = nullptr;  // set for a task's result
 };
@@ -200,6 +211,12 @@ std::shared_ptr<finish_queue> watch(const Futures& futures) {
 }  // namespace detail
 
 namespace detail {
+template <class Futures>
+void require_some(const Futures& futures, const char* call) {
+  if (std::begin(futures) == std::end(futures))
+    throw std::invalid_argument(std::string("ferry::") + call + ": no futures to wait for");
+}
+
 // The index of the first finished future, if any is.
 template <class Futures>
 std::optional<std::size_t> first_ready(const Futures& futures) {
@@ -213,9 +230,11 @@ std::optional<std::size_t> first_ready(const Futures& futures) {
 }  // namespace detail
 
 // Waits until one of the futures is finished and returns its index (the
-// lowest-numbered finished one if several are). futures must not be empty.
+// lowest-numbered finished one if several are). Throws std::invalid_argument
+// for no futures, as when_any does (it would wait forever).
 template <class Futures>
 std::size_t wait_any(const Futures& futures) {
+  detail::require_some(futures, "wait_any");
   if (const auto ready = detail::first_ready(futures)) return *ready;
   return detail::watch(futures)->pop();
 }
@@ -224,6 +243,7 @@ std::size_t wait_any(const Futures& futures) {
 template <class Futures, class Rep, class Period>
 std::optional<std::size_t> wait_any(const Futures& futures,
                                     const std::chrono::duration<Rep, Period>& timeout) {
+  detail::require_some(futures, "wait_any");
   if (const auto ready = detail::first_ready(futures)) return ready;
   return detail::watch(futures)->pop_until(std::chrono::steady_clock::now() + timeout);
 }

@@ -77,3 +77,42 @@ TEST_F(Future, CancelOnlyBeforeSending) {
   EXPECT_EQ(sent.get(), 2);
 }
 
+
+// A future without a state (default-constructed, or moved from) is a
+// caller's mistake that ferry can see: every call but valid() says so,
+// naming the call, rather than dereferencing nothing (it crashed before).
+TEST_F(Future, EveryCallButValidOnAFutureWithoutAStateThrowsNamingTheCall) {
+  ferry::process_pool pool(options(1));
+  ferry::future<int> empty;
+  ferry::future<int> task = pool.submit(test_tasks::add(), 1, 2);
+  ferry::future<int> moved_to = std::move(task);
+  EXPECT_EQ(moved_to.get(), 3);
+  for (ferry::future<int>* f : {&empty, &task}) {
+    EXPECT_FALSE(f->valid());
+    auto says = [](const char* call, auto&& fn) {
+      const auto e = ferry_test::expect_error<ferry::error>(fn);
+      EXPECT_NE(std::string(e.what()).find(call), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("only valid() may be called"), std::string::npos) << e.what();
+    };
+    says("future::get()", [&] { (void)f->get(); });
+    says("future::wait()", [&] { f->wait(); });
+    says("future::wait_for()", [&] { (void)f->wait_for(1ms); });
+    says("future::ready()", [&] { (void)f->ready(); });
+    says("future::has_exception()", [&] { (void)f->has_exception(); });
+    says("future::cancel()", [&] { (void)f->cancel(); });
+    says("future::cancel()", [&] { (void)f->cancel(10ms); });
+    says("future::on_done()", [&] { f->on_done([](const ferry::future<int>&) {}); });
+    says("future::then()", [&] { (void)f->then([](const ferry::future<int>& g) { return g.get(); }); });
+    says("submit with a future argument", [&] { (void)pool.submit(test_tasks::add(), *f, 1); });
+  }
+  EXPECT_EQ(pool.submit(test_tasks::add(), 2, 2).get(), 4);  // the pool is untouched
+}
+
+// wait_any of nothing has nothing to return and would wait forever: it
+// throws, as when_any does.
+TEST_F(Future, WaitAnyOfNoFuturesThrowsRatherThanWaitingForever) {
+  const std::vector<ferry::future<int>> none;
+  EXPECT_THROW((void)ferry::wait_any(none), std::invalid_argument);
+  EXPECT_THROW((void)ferry::wait_any(none, 1s), std::invalid_argument);
+  EXPECT_THROW((void)ferry::when_any(none), std::invalid_argument);
+}

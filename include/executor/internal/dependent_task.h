@@ -108,6 +108,13 @@ void write_argument(output_archive& ar, const A& arg) {
 template <class R, class... P, class... A>
 std::shared_ptr<future_state> submit_after(std::shared_ptr<task_queue> queue, const function<R(P...)>& fn,
                                            A... args) {
+  // An argument that is a future without a state fails the submit here,
+  // before any other future is watched.
+  auto require_state = [](const auto& arg) {
+    if constexpr (is_future<std::decay_t<decltype(arg)>>)
+      if (!arg.valid()) throw_no_future_state("submit with a future argument");
+  };
+  (require_state(args), ...);
   auto out = make_future_state();
   auto held = std::make_shared<const std::tuple<function<R(P...)>, A...>>(fn, std::move(args)...);
   auto pool = std::make_shared<std::atomic<std::shared_ptr<task_queue>>>(std::move(queue));

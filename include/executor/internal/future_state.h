@@ -89,6 +89,10 @@ class FERRY_EXECUTOR_EXPORT future_state {
 // A pending state.
 FERRY_EXECUTOR_EXPORT std::shared_ptr<future_state> make_future_state();
 
+// Throws ferry::error for a future without a state (default-constructed or
+// moved from), named by what was called on it.
+[[noreturn]] FERRY_EXECUTOR_EXPORT void throw_no_future_state(const char* call);
+
 // What a future<void> made in this process finishes with (finish_local's
 // value is never null).
 FERRY_EXECUTOR_EXPORT std::shared_ptr<const void> void_value();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -63,6 +64,12 @@ bool spin_until(const future_state& s, std::chrono::steady_clock::time_point dea
 }  // namespace
 
 std::shared_ptr<future_state> make_future_state() { return std::make_shared<shared_state>(); }
+
+void throw_no_future_state(const char* call) {
+  throw error(std::string("ferry: ") + call +
+              " on a future without a task or value (default-constructed or moved from); only valid() may be "
+              "called on it: use a future returned by submit, map_ordered, then, when_all or when_any");
+}
 
 std::shared_ptr<const void> void_value() {
   static const auto value = std::make_shared<const char>('\0');
