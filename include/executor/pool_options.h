@@ -61,8 +61,10 @@ struct pool_options {
   // that env sets or that the pool's process passes on from its own
   // environment: the user's choice stands.
   std::optional<std::size_t> inner_threads{};
-  // A message between pool and worker larger than this is refused: the
-  // task fails (or, from a worker, the worker is replaced).
+  // A message between pool and worker larger than this is not sent: a
+  // task's fails with ferry::error, a result's with
+  // ferry::serialization_error (the worker goes on). A worker that sends
+  // one anyway is killed and replaced.
   std::size_t max_message_size = std::size_t{1} << 32;
   // Arguments and results larger than this travel through shared memory
   // (a memfd each worker connection reuses, else a sealed one) rather than

@@ -121,11 +121,18 @@ TEST_F(Submit, OversizedMessageFailsItsTask) {
   auto e = expect_error<ferry::error>([&] { big.get(); });
   EXPECT_NE(std::string(e.what()).find("max_message_size"), std::string::npos) << e.what();
   EXPECT_EQ(pool.submit(test_tasks::add(), 1, 2).get(), 3);
-  // A result above the maximum: the worker is replaced, the task fails.
+  // A result above the maximum fails its task in the worker, saying so
+  // and what to do; the worker is not lost (the pool would refuse such a
+  // message and kill its sender).
+  const int worker = pool.submit(test_tasks::pid()).get();
   auto huge = pool.submit(test_tasks::make_string(), std::size_t{2u << 20});
-  auto died = expect_error<ferry::worker_died_error>([&] { huge.get(); });
-  EXPECT_NE(std::string(died.what()).find("larger than the maximum"), std::string::npos) << died.what();
-  EXPECT_EQ(pool.submit(test_tasks::add(), 2, 2).get(), 4);
+  auto too_big = expect_error<ferry::serialization_error>([&] { huge.get(); });
+  EXPECT_EQ(too_big.where(), ferry::serialization_error::phase::saving_result);
+  EXPECT_NE(std::string(too_big.what()).find("result of 2097"), std::string::npos) << too_big.what();
+  EXPECT_NE(std::string(too_big.what()).find("exceeds pool_options::max_message_size (1048576 bytes)"),
+            std::string::npos)
+      << too_big.what();
+  EXPECT_EQ(pool.submit(test_tasks::pid()).get(), worker);
 }
 
 TEST_F(Submit, UnserializableArgumentFailsItsOwnFuture) {

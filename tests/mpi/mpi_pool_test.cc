@@ -325,6 +325,24 @@ TEST(MpiPool, ItsFuturesComposeWithThenWhenAllWhenAnyCoAwaitAndAsArguments) {
   expect_error<std::out_of_range>([&] { get_within(dependent); });
 }
 
+// A result above pool_options::max_message_size fails its task in the
+// agent's worker, which goes on serving, as on a process_pool.
+TEST(MpiPool, AResultAboveTheMaximumMessageFailsOnlyItsTask) {
+  ferry::mpi_pool_options o = options();
+  o.local.max_workers = 1;
+  o.local.max_message_size = 1u << 20;
+  ferry::mpi_pool pool(o);
+  auto before = pool.submit(test_tasks::pid());
+  const int worker = get_within(before);
+  auto huge = pool.submit(test_tasks::make_string(), std::size_t{2u << 20});
+  auto too_big = expect_error<ferry::serialization_error>([&] { get_within(huge); });
+  EXPECT_EQ(too_big.where(), ferry::serialization_error::phase::saving_result);
+  EXPECT_NE(std::string(too_big.what()).find("exceeds pool_options::max_message_size"), std::string::npos)
+      << too_big.what();
+  auto after = pool.submit(test_tasks::pid());
+  EXPECT_EQ(get_within(after), worker);
+}
+
 // A continuation runs on ferry's continuation thread, never on rank 0's
 // progress thread: while one is blocked, results still arrive.
 TEST(MpiPool, ABlockedContinuationHoldsUpNoProgressThread) {

@@ -78,7 +78,8 @@ std::optional<message> next_message(connection& pool, spin_policy& spin) {
 
 // Runs one task message into its result's body, the buffers it passes in
 // `passed`.
-std::string run_one(const message& m, fd_list& passed) {
+// `max_body`: the largest body the pool reads (pool_options::max_message_size).
+std::string run_one(const message& m, fd_list& passed, std::size_t max_body) {
   const bool pass_buffers = (m.header.flags & protocol::flag_pass_buffers) != 0;
   std::string result = run_task(m.body->view(), m.body->attachments(), pass_buffers ? &passed : nullptr);
   if (passed.size() > protocol::max_attachments) {
@@ -87,6 +88,19 @@ std::string run_one(const message& m, fd_list& passed) {
         {protocol::exception_kind::serialization, "ferry::error",
          "ferry: the task's result passes more than " + std::to_string(protocol::max_attachments) +
              " ferry::shared_buffer values; return fewer, or one larger buffer",
+         serialization_error::phase::saving_result});
+  }
+  // The pool refuses a longer message as a protocol error and kills the
+  // worker that sent it: the task fails here instead, saying why, and the
+  // worker goes on.
+  if (result.size() > max_body) {
+    const std::size_t size = result.size();
+    passed.clear();
+    result = protocol::encode_whole_failure(
+        {protocol::exception_kind::serialization, "ferry::error",
+         "ferry: the task's result of " + std::to_string(size) + " bytes exceeds pool_options::max_message_size (" +
+             std::to_string(max_body) + " bytes); nothing of it was sent: raise max_message_size, or return "
+             "large data in a ferry::shared_buffer",
          serialization_error::phase::saving_result});
   }
   // What the task printed goes out before its result, so that the pool
@@ -184,7 +198,7 @@ void task_server::run(message& m) {
   set_thread_wait_helper(this);
   this_thread_runs_task = true;
   fd_list passed;
-  const std::string result = run_one(m, passed);
+  const std::string result = run_one(m, passed, pool_.current().max_body);
   this_thread_runs_task = outer_runs;
   set_thread_wait_helper(outer_helper);
   stop_.end();
