@@ -60,6 +60,8 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     using D = std::decay_t<F>;
     if constexpr (is_ferry_function<D>) {
       return submit_with_options(options, static_cast<const D&>(f), std::forward<Args>(args)...);
+    } else if constexpr (!check_task_callable<D, std::decay_t<Args>...>()) {
+      return;  // the check has said why
     } else {
       using R = std::invoke_result_t<const D&, std::decay_t<Args>...>;
       return submit_with_options(options, function<R(std::decay_t<Args>...)>(std::forward<F>(f)),
@@ -75,6 +77,8 @@ class FERRY_EXECUTOR_EXPORT pool_front {
       // Shipped as it is: a wrapper adapting its signature would be code of
       // the caller's module, which a plugin worker may not be able to load.
       return submit_function(static_cast<const D&>(f), std::forward<Args>(args)...);
+    } else if constexpr (!check_task_callable<D, task_argument_t<Args>...>()) {
+      return;  // the check has said why
     } else {
       using R = std::invoke_result_t<const D&, task_argument_t<Args>...>;
       return submit_function(function<R(task_argument_t<Args>...)>(std::forward<F>(f)),
@@ -229,6 +233,8 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     using Arg = std::ranges::range_value_t<Range>;
     if constexpr (is_ferry_function<D>) {
       return start_map_of<InOrder>(static_cast<const D&>(f), std::views::all(std::forward<Range>(inputs)), options);
+    } else if constexpr (!check_task_callable<D, Arg>()) {
+      return;  // the check has said why
     } else {
       using R = std::invoke_result_t<const D&, Arg>;
       return start_map_of<InOrder>(function<R(Arg)>(std::forward<F>(f)),

@@ -53,6 +53,24 @@ constexpr void check_task_signature() {
                 "default constructor, or return a struct of plain values)");
 }
 
+// Whether f (of type D) can run as a task given `A...`: in the worker each
+// argument is a value of its own type, decoded there and passed as an
+// rvalue. Fails to compile, saying what to do, when it cannot; a caller
+// then discards its branch that names the result type, so that no error
+// about a result type that does not exist follows this one.
+template <class D, class... A>
+constexpr bool check_task_callable() {
+  static_assert(std::is_invocable_v<const D&, A...> || !mutable_call_only<D>,
+                FERRY_MUTABLE_CALLABLE_MESSAGE("ferry: submit(f, args...) / map(f, inputs)"));
+  static_assert(std::is_invocable_v<const D&, A...> || mutable_call_only<D>,
+                "ferry: submit(f, args...) / map(f, inputs): f cannot be called with these arguments as "
+                "a task receives them (each a value of its own type, decoded in the worker, passed as "
+                "an rvalue). Check their number and types; a parameter of type T& cannot bind such a "
+                "value: take T or const T& (a change the task makes to an argument never reaches the "
+                "caller; return it instead)");
+  return std::is_invocable_v<const D&, A...>;
+}
+
 // Which actor a task belongs to, and as what (internal/actor_parts.h):
 // the pools send an actor's tasks to the worker its constructor call went
 // to, in the order they were submitted.
