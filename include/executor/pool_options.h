@@ -26,6 +26,7 @@ struct pool_options {
   std::size_t max_workers = 0;
   start_method start = start_method::spawn;
   // A worker idle this long exits; the pool starts new ones on demand.
+  // Idle means nothing to run: while tasks wait, none is retired.
   std::chrono::milliseconds idle_timeout = std::chrono::seconds(300);
   // A worker that has run this many tasks is replaced; 0 means never.
   std::size_t max_tasks_per_worker = 0;

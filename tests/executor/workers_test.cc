@@ -29,6 +29,7 @@ using namespace std::chrono_literals;
 using ferry_test::children;
 using ferry_test::method;
 using ferry_test::expect_error;
+using ferry_test::get_within;
 using ferry_test::options;
 using Workers = ferry_test::ExecutorTest;
 
@@ -142,6 +143,22 @@ TEST_F(Workers, NoTaskIsSentToAWorkerThatIsRetiring) {
     if (i % 10 == 0) std::this_thread::sleep_for(5ms);  // let workers go idle and time out
   }
   for (int i = 0; i < 60; ++i) EXPECT_EQ(futures[i].get(), i);
+}
+
+// A worker that says ready is idle until the next dispatch gives it a
+// task: with idle_timeout 0 each new worker was retired in that moment,
+// and the pool started one after another without running anything.
+TEST_F(Workers, AnIdleTimeoutOfZeroStillRunsEveryTask) {
+  ferry::pool_options o = options(2);
+  o.idle_timeout = 0ms;
+  ferry::process_pool pool(o);
+  for (int i = 0; i < 5; ++i) {
+    auto f = pool.submit(test_tasks::add(), i, 1);
+    EXPECT_EQ(get_within(f, 20s), i + 1);
+  }
+  std::vector<ferry::future<int>> futures;
+  for (int i = 0; i < 20; ++i) futures.push_back(pool.submit(test_tasks::add(), i, 0));
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(get_within(futures[i], 20s), i);
 }
 
 TEST_F(Workers, TasksKeepTheirOwnChildren) {

@@ -325,6 +325,18 @@ TEST(MpiPool, ItsFuturesComposeWithThenWhenAllWhenAnyCoAwaitAndAsArguments) {
   expect_error<std::out_of_range>([&] { get_within(dependent); });
 }
 
+// The agent's pool, like a process_pool, gives a worker that just said
+// ready its task before any idle timeout can retire it.
+TEST(MpiPool, AnIdleTimeoutOfZeroStillRunsEveryTask) {
+  ferry::mpi_pool_options o = options();
+  o.local.idle_timeout = std::chrono::milliseconds(0);
+  ferry::mpi_pool pool(o);
+  for (int i = 0; i < 5; ++i) {
+    auto f = pool.submit(test_tasks::add(), i, 1);
+    EXPECT_EQ(get_within(f, std::chrono::seconds(20)), i + 1);
+  }
+}
+
 // A result above pool_options::max_message_size fails its task in the
 // agent's worker, which goes on serving, as on a process_pool.
 TEST(MpiPool, AResultAboveTheMaximumMessageFailsOnlyItsTask) {

@@ -622,11 +622,13 @@ void pool_core::enforce_timers(clock::time_point now) {
   spare_.expire(now);
   std::size_t surplus = 0;
   bool kill_running = false;
+  bool work_waiting = false;
   const std::size_t alive = live_workers();
   {
     mutex_lock lock(intake_.mu);
     kill_running = intake_.kill_running();
     surplus = alive > max_workers_ ? alive - max_workers_ : 0;
+    work_waiting = !intake_.pending.empty();
   }
   for (auto& w : workers_) {
     // Whatever it runs, even if it is ending for another cause: shutdown's
@@ -662,7 +664,11 @@ void pool_core::enforce_timers(clock::time_point now) {
         w->kill_for_cancel();
         break;
       case worker_slot::deadline::idle_timeout:
-        w->retire();
+        // Not while tasks wait: the next dispatch gives it one. A worker
+        // that just said ready is idle until then, and with a short
+        // idle_timeout (0) each new worker was retired before its first
+        // task, forever.
+        if (!work_waiting) w->retire();
         break;
     }
   }
