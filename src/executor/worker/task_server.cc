@@ -76,33 +76,33 @@ std::optional<message> next_message(connection& pool, spin_policy& spin) {
   return m;
 }
 
+// A result that cannot be sent, as the task's failure (serialization_error
+// saving the result): its buffers are dropped.
+std::string unsendable_result(fd_list& passed, std::string why) {
+  passed.clear();
+  return protocol::encode_whole_failure({protocol::exception_kind::serialization, "ferry::error",
+                                         "ferry: the task's result " + why,
+                                         serialization_error::phase::saving_result});
+}
+
 // Runs one task message into its result's body, the buffers it passes in
-// `passed`.
-// `max_body`: the largest body the pool reads (pool_options::max_message_size).
+// `passed`. `max_body`: the largest body the pool reads
+// (pool_options::max_message_size).
 std::string run_one(const message& m, fd_list& passed, std::size_t max_body) {
   const bool pass_buffers = (m.header.flags & protocol::flag_pass_buffers) != 0;
   std::string result = run_task(m.body->view(), m.body->attachments(), pass_buffers ? &passed : nullptr);
-  if (passed.size() > protocol::max_attachments) {
-    passed.clear();
-    result = protocol::encode_whole_failure(
-        {protocol::exception_kind::serialization, "ferry::error",
-         "ferry: the task's result passes more than " + std::to_string(protocol::max_attachments) +
-             " ferry::shared_buffer values; return fewer, or one larger buffer",
-         serialization_error::phase::saving_result});
-  }
+  if (passed.size() > protocol::max_attachments)
+    result = unsendable_result(passed, "passes more than " + std::to_string(protocol::max_attachments) +
+                                           " ferry::shared_buffer values; return fewer, or one larger buffer");
   // The pool refuses a longer message as a protocol error and kills the
   // worker that sent it: the task fails here instead, saying why, and the
   // worker goes on.
-  if (result.size() > max_body) {
-    const std::size_t size = result.size();
-    passed.clear();
-    result = protocol::encode_whole_failure(
-        {protocol::exception_kind::serialization, "ferry::error",
-         "ferry: the task's result of " + std::to_string(size) + " bytes exceeds pool_options::max_message_size (" +
-             std::to_string(max_body) + " bytes); nothing of it was sent: raise max_message_size, or return "
-             "large data in a ferry::shared_buffer",
-         serialization_error::phase::saving_result});
-  }
+  if (result.size() > max_body)
+    result = unsendable_result(passed, "of " + std::to_string(result.size()) +
+                                           " bytes exceeds pool_options::max_message_size (" +
+                                           std::to_string(max_body) +
+                                           " bytes); nothing of it was sent: raise max_message_size, or "
+                                           "return large data in a ferry::shared_buffer");
   // What the task printed goes out before its result, so that the pool
   // reads it as the task's.
   std::fflush(stdout);
