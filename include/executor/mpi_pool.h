@@ -70,10 +70,13 @@ struct mpi_pool_options {
   // Every module but the program is sent, once per agent.
   bool ship_modules = false;
   // An agent that sends nothing for this long (it sends a heartbeat every
-  // second) is taken for lost: the tasks sent to it fail with
-  // ferry::worker_died_error naming its host, and the pool goes on with the
-  // others. Only matters where the MPI runtime lets the job go on when a
-  // process stops or dies (docs/api/mpi.md).
+  // second, or four per agent_timeout when that is shorter) is taken for
+  // lost: the tasks sent to it fail with ferry::worker_died_error naming
+  // its host, and the pool goes on with the others. At least 1 s (an
+  // agent's one thread may be busy that long starting its workers or
+  // taking a large message): the constructor throws ferry::error
+  // otherwise. Only matters where the MPI runtime lets the job go on when
+  // a process stops or dies (docs/api/mpi.md).
   std::chrono::milliseconds agent_timeout = std::chrono::seconds(30);
   // Spawn mode: in a job of one rank (`mpirun -n 1 ./program`), start this
   // many more processes of the program with MPI_Comm_spawn to serve as
@@ -105,7 +108,8 @@ class FERRY_MPI_EXPORT mpi_pool : public detail::pool_front {
   // say it is ready. Throws ferry::error on a rank other than 0, without
   // serve_if_mpi_agent, while another pool of this job runs (until its
   // shutdown has waited for its agents), after a pool lost a rank, for
-  // start_method::fork, and when an agent does not answer;
+  // start_method::fork, for an agent_timeout under 1 s or a
+  // local.task_timeout of 0 ms or less, and when an agent does not answer;
   // ferry::not_shippable_error when the initializer cannot be shipped.
   explicit mpi_pool(mpi_pool_options options = {});
   ~mpi_pool();

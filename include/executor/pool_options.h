@@ -31,7 +31,8 @@ struct pool_options {
   // A worker that has run this many tasks is replaced; 0 means never.
   std::size_t max_tasks_per_worker = 0;
   // A task running longer has its worker killed (and replaced) and fails
-  // with ferry::task_timeout_error.
+  // with ferry::task_timeout_error. Set, it must be more than 0 ms: the
+  // pool's constructor throws ferry::error otherwise.
   std::optional<std::chrono::milliseconds> task_timeout{};
   // How many times a task is sent again, to a new worker, after the worker
   // running it died; a task's own ferry::task_options::retries overrides it.

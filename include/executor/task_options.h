@@ -23,7 +23,8 @@ struct task_options {
   bool retry_on_exception = false;
   // A task running longer has its worker killed (and replaced) and fails
   // with ferry::task_timeout_error; each attempt has this long. Unset:
-  // pool_options::task_timeout.
+  // pool_options::task_timeout. Set, more than 0 ms: submit throws
+  // ferry::error otherwise.
   std::optional<std::chrono::milliseconds> timeout{};
   // Named in the errors the pool makes for this task (worker_died_error,
   // task_timeout_error, ...), so that a log says which task failed.

@@ -95,14 +95,15 @@ std::unique_ptr<modules_dir> open_modules_dir(const agent_config& config, const 
 class agent_loop {
  public:
   agent_loop(channel& ch, job& j, std::shared_ptr<local_pool> pool, std::shared_ptr<worker_event_relay> relay,
-             std::unique_ptr<modules_dir> shipped)
+             std::unique_ptr<modules_dir> shipped, std::chrono::milliseconds heartbeat)
       : ch_(ch),
         host_(j.host),
         bell_(j.bell_of(j.rank)),
         root_bell_(j.bell_of(0)),
         pool_(std::move(pool)),
         relay_(std::move(relay)),
-        shipped_(std::move(shipped)) {}
+        shipped_(std::move(shipped)),
+        heartbeat_(heartbeat) {}
 
   // Serves until rank 0 says stop, then shuts the pool down and answers.
   int run() {
@@ -130,7 +131,7 @@ class agent_loop {
   void heartbeat() {
     if (std::chrono::steady_clock::now() < next_heartbeat_) return;
     ch_.send(0, kind::heartbeat, 0, {});
-    next_heartbeat_ = std::chrono::steady_clock::now() + heartbeat_interval;
+    next_heartbeat_ = std::chrono::steady_clock::now() + heartbeat_;
   }
 
   // Every message that has come: tasks to the pool, modules to their
@@ -246,7 +247,8 @@ class agent_loop {
   std::vector<std::uint64_t> done_;  // ids whose state finished, in order (all on this thread)
   std::vector<std::uint64_t> finished_;
   idle_backoff backoff_;
-  std::chrono::steady_clock::time_point next_heartbeat_ = std::chrono::steady_clock::now() + heartbeat_interval;
+  const std::chrono::milliseconds heartbeat_;  // how often rank 0 hears from an idle agent
+  std::chrono::steady_clock::time_point next_heartbeat_ = std::chrono::steady_clock::now() + heartbeat_;
   bool sending_ = false;  // pieces of a large message still going out
   bool stopping_ = false;
   bool kill_running_ = false;
@@ -277,7 +279,7 @@ void serve(channel& ch, agent_config config) {
   }
   ch.send(0, kind::hello, 0, encode_hello({j.host, pool->max_workers()}));
   pool->start_workers();  // while rank 0 hears from the other agents: the first task finds them up
-  agent_loop(ch, j, std::move(pool), std::move(relay), std::move(shipped)).run();
+  agent_loop(ch, j, std::move(pool), std::move(relay), std::move(shipped), config.heartbeat).run();
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ enum class kind : std::uint32_t {
   failure = 5,  // an entry of results: why the task failed as a whole
   stop = 6,     // rank 0 -> all: finish and exit; body: u8 kill_running
   module = 7,     // rank 0 -> agent: a module's file (module_shipping.h)
-  heartbeat = 8,  // agent -> rank 0, every heartbeat_interval; empty
+  heartbeat = 8,  // agent -> rank 0, every agent_config::heartbeat; empty
   tasks = 9,      // rank 0 -> agent: several small tasks (mpi_messages.h, batches)
   results = 10,   // agent -> rank 0: small results and failures, one or more
   task_with_settings = 11,  // rank 0 -> agent: a task's timeout and name, then its body (mpi_messages.h)
@@ -48,7 +48,6 @@ enum class kind : std::uint32_t {
   stop_task = 13,      // rank 0 -> agent: stop running task id (future::cancel(grace)); body: i64 grace ms
 };  // a new kind goes last: poll() refuses what lies beyond it
 
-inline constexpr std::chrono::seconds heartbeat_interval{1};
 
 struct message {
   kind type;

@@ -8,6 +8,7 @@
 #include "executor/wire/message_io.h"
 #include "executor/wire/protocol.h"
 #include "executor/core/admission.h"
+#include "executor/core/option_checks.h"
 #include <executor/errors.h>
 #include <executor/internal/result_items.h>
 #include "executor/core/task_events.h"
@@ -42,6 +43,11 @@ void check_can_make_pool(const mpi::job& j, const mpi_pool_options& options) {
   if (options.local.start == start_method::in_process)
     throw error("ferry: mpi_pool's agents run tasks in worker processes on their hosts; "
                 "start_method::in_process debugs a task in the calling process: use a process_pool");
+  if (options.agent_timeout < std::chrono::seconds(1))
+    throw error("ferry: mpi_pool_options::agent_timeout of " + std::to_string(options.agent_timeout.count()) +
+                " ms: it must be at least 1 s (an agent's one thread may be busy that long starting its "
+                "workers or taking a large message, and would be taken for lost)");
+  check_pool_options(options.local, "mpi_pool_options::local");
   if (options.local.on_output)
     throw error("ferry: mpi_pool's local.on_output would be called where the workers are, on other "
                 "hosts; use local.worker_output = ferry::output_mode::prefix, which writes their lines, "
@@ -101,7 +107,8 @@ void mpi_core::abandon_start(mpi::job& j) {
 
 void mpi_core::configure_agents(mpi::job& j) {
   mpi::agent_config config{options_.local, protocol::encode_initializer(options_.local.initializer),
-                           snapshot_module_policy(), options_.local.observer != nullptr, options_.ship_modules};
+                           snapshot_module_policy(), options_.local.observer != nullptr, options_.ship_modules,
+                           mpi::heartbeat_for(options_.agent_timeout)};
   config.local.initializer = {};
   const std::string body = mpi::encode_config(config);
   for (int r : j.agents) channel_->send(r, mpi::kind::config, 0, body);
@@ -392,7 +399,7 @@ mpi_core::turn_plan mpi_core::take_tasks() {
   // wake each heartbeat interval to take their heartbeats off MPI's queue
   // of unexpected messages, which would otherwise only grow.
   if (rooms_.in_flight() == 0 && intake_.pending.empty() && !intake_.closed())
-    cv_.wait_for(lock.native(), mpi::heartbeat_interval,
+    cv_.wait_for(lock.native(), mpi::heartbeat_for(options_.agent_timeout),
                  [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(intake_.mu) { return !intake_.pending.empty() || intake_.closed(); });
   plan.kill = intake_.kill_running();
   while (!plan.kill && !intake_.pending.empty()) {

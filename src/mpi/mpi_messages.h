@@ -4,6 +4,7 @@
 #ifndef FERRY_SRC_MPI_MPI_MESSAGES_H_
 #define FERRY_SRC_MPI_MPI_MESSAGES_H_
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -19,6 +20,15 @@
 
 namespace ferry::detail::mpi {
 
+// How often an agent says it is alive when rank 0 takes it for lost after
+// `agent_timeout` (mpi_pool_options) of silence: every second, or four
+// times per timeout when that is shorter, so that an idle agent is never
+// taken for lost.
+inline constexpr std::chrono::milliseconds longest_heartbeat{1000};
+constexpr std::chrono::milliseconds heartbeat_for(std::chrono::milliseconds agent_timeout) {
+  return std::min(longest_heartbeat, agent_timeout / 4);
+}
+
 // config: what an agent's local pool needs, and the module policy of rank 0
 // for its workers.
 struct agent_config {
@@ -30,6 +40,8 @@ struct agent_config {
   // Rank 0 ships modules (mpi_pool_options::ship_modules): the agent makes
   // a directory for them; otherwise it makes none.
   bool ship_modules = false;
+  // How often the agent sends a heartbeat (heartbeat_for); more than 0.
+  std::chrono::milliseconds heartbeat = longest_heartbeat;
 };
 std::string encode_config(const agent_config& config);
 // Throws ferry::format_error.

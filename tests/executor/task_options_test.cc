@@ -153,3 +153,21 @@ TEST_F(TaskOptions, ATasksOwnTimeoutReplacesThePools) {
   const auto e = expect_error<ferry::task_timeout_error>([&] { get_within(pools); });
   expect_message(e, "the task_timeout of 100 ms");
 }
+
+// A timeout of 0 ms killed the task's worker before the task could run,
+// and failed it with "ran longer than its timeout of 0 ms"; negative ones
+// the same. Now refused where it is given, and the pool goes on.
+TEST_F(TaskOptions, ATimeoutOfZeroOrLessIsRefusedNamingTheOption) {
+  ferry::process_pool pool(options(1));
+  for (const auto timeout : {0ms, -5ms}) {
+    const auto e = expect_error<ferry::error>([&] { pool.submit({.timeout = timeout}, test_tasks::sleep_ms(), 0); });
+    expect_message(e, "task_options::timeout of " + std::to_string(timeout.count()) + " ms");
+    expect_message(e, "leave it unset for no timeout");
+  }
+  ferry::pool_options o = options(1);
+  o.task_timeout = 0ms;
+  const auto e = expect_error<ferry::error>([&] { ferry::process_pool refused(o); });
+  expect_message(e, "pool_options::task_timeout of 0 ms");
+  auto f = pool.submit({.timeout = 30s}, test_tasks::sleep_ms(), 0);
+  EXPECT_GT(get_within(f), 0);
+}

@@ -78,6 +78,7 @@ TEST(MpiMessages, EverySentFieldOfTheConfigRoundTripsWithTheRest) {
   c.policy.module_search_paths = {"/opt/lib/modules"};
   c.relay_worker_events = true;
   c.ship_modules = true;
+  c.heartbeat = 250ms;
   const agent_config d = decode_config(encode_config(c));
   std::size_t index = 0;
   const auto same = [&](auto field) {
@@ -90,6 +91,7 @@ TEST(MpiMessages, EverySentFieldOfTheConfigRoundTripsWithTheRest) {
   EXPECT_EQ(d.policy.module_search_paths, c.policy.module_search_paths);
   EXPECT_TRUE(d.relay_worker_events);
   EXPECT_TRUE(d.ship_modules);
+  EXPECT_EQ(d.heartbeat, 250ms);
   // An unset timeout stays unset.
   c.local.task_timeout.reset();
   EXPECT_FALSE(decode_config(encode_config(c)).local.task_timeout.has_value());
@@ -114,6 +116,17 @@ TEST(MpiMessages, AConfigCutShortWithBytesLeftOrAnUnknownEnumeratorIsRefused) {
   std::string unknown = bytes;
   unknown[8] = 9;
   EXPECT_THROW(decode_config(unknown), format_error);
+  // A heartbeat of 0 ms (the last 8 bytes) would have the agent send
+  // nothing else.
+  c.heartbeat = 0ms;
+  EXPECT_THROW(decode_config(encode_config(c)), format_error);
+}
+
+TEST(MpiMessages, AnAgentsHeartbeatIsASecondOrAQuarterOfAShorterAgentTimeout) {
+  EXPECT_EQ(heartbeat_for(30s), 1000ms);
+  EXPECT_EQ(heartbeat_for(4s), 1000ms);
+  EXPECT_EQ(heartbeat_for(2s), 500ms);
+  EXPECT_EQ(heartbeat_for(1s), 250ms);
 }
 
 TEST(MpiMessages, ATasksTimeoutNameAndPriorityTravelBeforeItsBody) {

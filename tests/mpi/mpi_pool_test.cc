@@ -337,6 +337,33 @@ TEST(MpiPool, AnIdleTimeoutOfZeroStillRunsEveryTask) {
   }
 }
 
+// An agent_timeout under the agents' one-second heartbeat took every idle
+// agent for lost, which ended the job's pools ("every MPI agent of the
+// pool was lost"). The heartbeat now comes four times per timeout when
+// that is shorter; a timeout under 1 s, and a task timeout of 0 ms, are
+// refused before the job is touched, so the next pool runs.
+TEST(MpiPool, AShortAgentTimeoutKeepsIdleAgentsAndTimeoutsThatCannotWorkAreRefused) {
+  ferry::mpi_pool_options o = options();
+  o.agent_timeout = 500ms;
+  ferry_test::expect_message(expect_error<ferry::error>([&] { ferry::mpi_pool{o}; }),
+                             "mpi_pool_options::agent_timeout of 500 ms: it must be at least 1 s");
+  o = options();
+  o.local.task_timeout = 0ms;
+  ferry_test::expect_message(expect_error<ferry::error>([&] { ferry::mpi_pool{o}; }),
+                             "mpi_pool_options::local::task_timeout of 0 ms");
+  o = options();
+  o.agent_timeout = 1s;
+  ferry::mpi_pool pool(o);
+  auto before = pool.submit(test_tasks::add(), 1, 2);
+  EXPECT_EQ(get_within(before), 3);
+  std::this_thread::sleep_for(2500ms);  // idle for more than twice the timeout
+  auto after = pool.submit(test_tasks::add(), 2, 3);
+  EXPECT_EQ(get_within(after), 5);
+  ferry_test::expect_message(
+      expect_error<ferry::error>([&] { pool.submit({.timeout = -1ms}, test_tasks::add(), 1, 2); }),
+      "task_options::timeout of -1 ms");
+}
+
 // A result above pool_options::max_message_size fails its task in the
 // agent's worker, which goes on serving, as on a process_pool.
 TEST(MpiPool, AResultAboveTheMaximumMessageFailsOnlyItsTask) {

@@ -20,7 +20,8 @@ namespace ferry::detail {
 // submit_task throws (ferry::pool_shutdown_error).
 using send_attempt = std::function<std::shared_ptr<future_state>(task_queue&)>;
 
-// Sends the first attempt now (throwing what `send` throws), and another,
+// Sends the first attempt now (throwing what `send` throws, and
+// ferry::error for a timeout of 0 ms or less), and another,
 // from the continuation thread, each time one ends as `options` and
 // `retries` allow. Returns the state the task's future reads: the last
 // attempt's result, or its error, naming the task and listing how earlier

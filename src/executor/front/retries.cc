@@ -9,6 +9,7 @@
 #include <executor/errors.h>
 #include <executor/internal/continuation.h>
 #include <executor/internal/result_items.h>
+#include "executor/core/option_checks.h"
 #include "executor/core/task_events.h"
 
 namespace ferry::detail {
@@ -128,6 +129,7 @@ void watch(const std::shared_ptr<attempts>& a) {
 
 std::shared_ptr<future_state> run_with_retries(std::shared_ptr<task_queue> queue, send_attempt send,
                                                const task_options& options, unsigned retries) {
+  check_task_timeout(options.timeout, "task_options::timeout");
   auto a = std::make_shared<attempts>();
   a->send = std::move(send);
   a->left = retries;

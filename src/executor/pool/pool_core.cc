@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "executor/core/admission.h"
+#include "executor/core/option_checks.h"
 #include <executor/cpu_count.h>
 #include <executor/errors.h>
 #include <executor/internal/result_items.h>
@@ -61,6 +62,7 @@ pool_core::pool_core(pool_options options, std::string initializer_record, role 
       observation_(options_, role_.records_trace),
       initializer_(std::move(initializer_record)),
       max_workers_(options_.max_workers != 0 ? options_.max_workers : cpu_count()) {
+  check_pool_options(options_, "pool_options");
   if (is_worker_process())
     throw error("ferry: a process_pool cannot be created inside a pool's worker process; "
                 "nested pools are not supported; a task submits to the pool it runs in through "

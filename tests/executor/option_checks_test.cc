@@ -1,0 +1,50 @@
+// Copyright ferry authors.
+//
+// src/executor/core/option_checks.h: the option values both pools refuse.
+#include "executor/core/option_checks.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include <executor/errors.h>
+
+namespace ferry::detail {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string refusal(const std::optional<std::chrono::milliseconds>& timeout) {
+  try {
+    check_task_timeout(timeout, "task_options::timeout");
+  } catch (const error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+TEST(OptionChecks, ATaskTimeoutOfZeroOrLessIsRefusedNamingTheOptionAndItsValue) {
+  EXPECT_NE(refusal(0ms).find("task_options::timeout of 0 ms: a task's timeout must be more than 0 ms"),
+            std::string::npos)
+      << refusal(0ms);
+  EXPECT_NE(refusal(-20ms).find("task_options::timeout of -20 ms"), std::string::npos) << refusal(-20ms);
+  EXPECT_EQ(refusal(1ms), "");
+  EXPECT_EQ(refusal(std::nullopt), "");  // unset: no timeout
+}
+
+TEST(OptionChecks, APoolsTaskTimeoutIsNamedWithTheStructItIsIn) {
+  pool_options o;
+  EXPECT_NO_THROW(check_pool_options(o, "pool_options"));
+  o.task_timeout = 0ms;
+  try {
+    check_pool_options(o, "mpi_pool_options::local");
+    ADD_FAILURE() << "a task_timeout of 0 ms was taken";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("mpi_pool_options::local::task_timeout of 0 ms"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ferry::detail
