@@ -67,6 +67,7 @@ class FERRY_EXECUTOR_EXPORT worker_died_error : public error {
   worker_died_error(int pid, std::string cause, std::vector<std::string> earlier, const std::string& name,
                     std::optional<crash_report> crash = std::nullopt);
   ~worker_died_error() override;
+  // 0 when it is not known: a worker lost with its MPI agent.
   int pid() const noexcept { return pid_; }
   const std::string& cause() const noexcept { return cause_; }
   // How each attempt ended, the last being cause(); at least one.

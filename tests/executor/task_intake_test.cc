@@ -91,7 +91,14 @@ TEST(TaskIntake, SubmitAfterCloseThrowsPoolShutdownError) {
     cancelled = intake.close({.cancel_pending = true});
   }
   EXPECT_EQ(cancelled.size(), 1u);
-  EXPECT_THROW(submit(intake, "b"), pool_shutdown_error);
+  try {
+    submit(intake, "b");
+    ADD_FAILURE() << "a task was admitted after close";
+  } catch (const pool_shutdown_error& e) {
+    // Maps and actors' calls come here too: the message names no one call.
+    EXPECT_NE(std::string(e.what()).find("the pool was shut down: it takes no more tasks"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -65,7 +65,8 @@ class task_intake {
   // cancels what is pending or kills what runs.
   std::uint64_t admit(bool nested = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (closed_ && (!nested || refuse_nested_))
-      throw pool_shutdown_error("ferry: submit after the pool was shut down");
+      throw pool_shutdown_error(
+          "ferry: the pool was shut down: it takes no more tasks (submit, map, make_actor, an actor's call)");
     return next_id_++;
   }
 

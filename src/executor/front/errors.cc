@@ -30,10 +30,15 @@ std::string stack_text(const std::optional<crash_report>& crash) {
   if (crash->frames.size() > shown) out += "\n  ... " + std::to_string(crash->frames.size() - shown) + " more";
   return out;
 }
+
+// A worker lost with an MPI agent has no pid that rank 0 knows: 0.
+std::string worker_named(int pid) {
+  return pid > 0 ? "the worker process " + std::to_string(pid) : std::string("the worker");
+}
 }  // namespace
 
 worker_died_error::worker_died_error(int pid, std::string cause, std::optional<crash_report> crash)
-    : error("ferry: the worker process " + std::to_string(pid) + " running the task " + cause + stack_text(crash)),
+    : error("ferry: " + worker_named(pid) + " running the task " + cause + stack_text(crash)),
       pid_(pid),
       cause_(cause),
       attempts_{std::move(cause)},
@@ -44,7 +49,7 @@ std::string died_message(int pid, const std::string& cause, const std::vector<st
                          const std::string& name) {
   std::string m = "ferry: ";
   if (!name.empty()) m += "task '" + name + "': ";
-  m += "the worker process " + std::to_string(pid) + " running the task " + cause;
+  m += worker_named(pid) + " running the task " + cause;
   if (!earlier.empty()) {
     m += " (attempt " + std::to_string(earlier.size() + 1) + "; before it";
     for (std::size_t i = 0; i < earlier.size(); ++i)

@@ -4,6 +4,8 @@
 #include "executor/observe/timeline_page.h"  // generated from timeline_page.html
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -148,12 +150,20 @@ void trace_recorder::write() const {
   const std::string trace = json();
   std::filesystem::path html = json_path_;
   html.replace_extension(".html");
+  // One line for both files: a missing directory fails both, for one reason.
+  std::string failed;
+  int reason = 0;
   for (const auto& [path, text] : {std::pair{json_path_, trace}, std::pair{html, html_page(trace)}}) {
+    errno = 0;
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << text;
-    if (!out.flush())
-      std::cerr << "ferry: could not write the pool's timeline to '" << path.string() << "'\n";
+    if (out.flush()) continue;
+    if (reason == 0) reason = errno;
+    failed += (failed.empty() ? "'" : " and '") + path.string() + "'";
   }
+  if (!failed.empty())
+    std::cerr << "ferry: could not write the pool's timeline to " << failed
+              << (reason != 0 ? std::string(": ") + std::strerror(reason) : std::string()) << "\n";
 }
 
 }  // namespace ferry::detail

@@ -37,8 +37,8 @@ class FERRY_INTERNAL_EXPORT trace_recorder final : public pool_observer {
   void on_task(const task_event& e) override;
   void on_worker(const worker_event& e) override;
   // Writes the trace and the page (the trace's path with the extension
-  // .html). A file that cannot be written is reported on stderr: a trace
-  // never fails the pool.
+  // .html). Files that cannot be written are reported on stderr, in one
+  // line with the system's reason: a trace never fails the pool.
   void write() const;
 
   // The page for a trace already encoded as JSON (tested on its own).
