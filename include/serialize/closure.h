@@ -40,7 +40,9 @@ consteval bool check_capture() {
                 "check_capture<Position, Capture> above say which. It must be default-"
                 "constructible and cereal-serializable by value: a std::string_view, a span, a "
                 "stream or a member pointer is not; capture a std::string or std::vector instead, "
-                "or give the type cereal functions");
+                "or give the type cereal functions; a standard type that serialize/std_types.h "
+                "does not cover, such as std::list, needs its cereal header first, e.g. "
+                "#include <cereal/types/list.hpp>");
   return true;
 }
 

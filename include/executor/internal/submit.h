@@ -46,11 +46,15 @@ constexpr void check_task_signature() {
   static_assert((serializable_value<std::decay_t<P>> && ...),
                 "ferry::process_pool: an argument of this task cannot be sent to a worker: each "
                 "must be default-constructible and cereal-serializable by value (a pointer, a "
-                "reference to a stream or a std::string_view is not)");
+                "reference to a stream or a std::string_view is not; a standard type that "
+                "serialize/std_types.h does not cover, such as std::list, std::complex or "
+                "std::bitset, needs its cereal header first, e.g. #include <cereal/types/list.hpp>)");
   static_assert(std::is_void_v<R> || serializable_value<std::decay_t<R>>,
                 "ferry::process_pool: the result of this task cannot come back from the worker: "
                 "it must be void, or default-constructible and cereal-serializable (give it a "
-                "default constructor, or return a struct of plain values)");
+                "default constructor, or return a struct of plain values; a standard type that "
+                "serialize/std_types.h does not cover, such as std::list, needs its cereal "
+                "header first, e.g. #include <cereal/types/list.hpp>)");
 }
 
 // Whether f (of type D) can run as a task given `A...`: in the worker each
