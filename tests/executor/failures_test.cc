@@ -6,12 +6,16 @@
 // Run once per start method (FERRY_TEST_START), and again at -O0.
 #include <dirent.h>
 #include <signal.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -154,6 +158,51 @@ TEST_F(Failures, ExitInATaskIsAWorkerDeath) {
     auto e = expect_error<ferry::worker_died_error>([&] { pool.submit(test_tasks::exit_with(), std::string(how)).get(); });
     EXPECT_EQ(e.cause(), cause) << how;
     EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
+  }
+}
+
+// Whether the kernel keeps a reaped child's wait status for its pidfd
+// (PIDFD_INFO_EXIT, Linux 6.15).
+bool kernel_keeps_reaped_status() {
+  utsname u{};
+  int major = 0, minor = 0;
+  return ::uname(&u) == 0 && std::sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+         (major > 6 || (major == 6 && minor >= 15));
+}
+
+void reap_every_child(int) {
+  const int saved = errno;
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+  errno = saved;
+}
+
+// A program that ignores SIGCHLD, or reaps every child in its handler,
+// takes its workers' statuses before the pool can: the pool said "exited
+// with code 0" of a worker that exited with 42, and a task's own child
+// could not be waited for in a worker that inherited SIG_IGN. The pool now
+// reads the status the kernel keeps for the worker's pidfd (or, where it
+// keeps none, says the status is unknown and why), and each worker starts
+// with SIGCHLD's default action.
+TEST_F(Failures, AWorkerReapedByTheProgramsOwnSigchldHandlingIsStillReportedTruly) {
+  for (void (*disposition)(int) : {SIG_IGN, &reap_every_child}) {
+    struct sigaction chosen {}, before{};
+    chosen.sa_handler = disposition;
+    ASSERT_EQ(::sigaction(SIGCHLD, &chosen, &before), 0);
+    {
+      ferry::process_pool pool(options(1));
+      auto e = expect_error<ferry::worker_died_error>(
+          [&] { pool.submit(test_tasks::exit_with(), std::string("_exit42")).get(); });
+      if (kernel_keeps_reaped_status())
+        EXPECT_EQ(e.cause(), "exited with code 42");
+      else
+        EXPECT_NE(e.cause().find("exit status unknown: something else in this process reaped it"), std::string::npos)
+            << e.cause();
+      auto own_child = pool.submit(test_tasks::child_exit_status(), 7);
+      EXPECT_EQ(ferry_test::get_within(own_child), 7);  // the worker's SIGCHLD is the default
+      EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
+    }
+    ::sigaction(SIGCHLD, &before, nullptr);
   }
 }
 

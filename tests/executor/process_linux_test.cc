@@ -8,11 +8,14 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -42,6 +45,54 @@ TEST(ProcessLinux, TheExitDescriptorBecomesReadableWhenTheChildExitsAndNotBefore
   int status = 0;
   EXPECT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ::close(fd);
+}
+
+// Whether the kernel keeps a reaped child's wait status for its pidfd
+// (PIDFD_INFO_EXIT, Linux 6.15).
+bool kernel_keeps_reaped_status() {
+  utsname u{};
+  int major = 0, minor = 0;
+  return ::uname(&u) == 0 && std::sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+         (major > 6 || (major == 6 && minor >= 15));
+}
+
+TEST(ProcessLinux, AChildIsKilledThroughItsPidfdAndReapedWithItsStatus) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  const int fd = ferry::detail::open_exit_fd(child, -1);
+  ASSERT_GE(fd, 0);
+  ferry::detail::kill_child(child, fd);
+  const std::optional<int> status = ferry::detail::reap_child(child, fd);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGKILL);
+  ::close(fd);
+}
+
+// What happens to a worker of a program whose own SIGCHLD handling reaps
+// every child: the status is the kernel's record where it keeps one, else
+// unknown, and never made up; and killing it then signals nothing (its pid
+// may already be another process's).
+TEST(ProcessLinux, AChildThatAnotherReapedHasItsRecordedStatusOrNone) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(5);
+  const int fd = ferry::detail::open_exit_fd(child, -1);
+  ASSERT_GE(fd, 0);
+  int stolen = 0;
+  ASSERT_EQ(::waitpid(child, &stolen, 0), child);  // as a handler calling waitpid(-1) would
+  ferry::detail::kill_child(child, fd);             // ESRCH through the pidfd: no kill(pid)
+  const std::optional<int> status = ferry::detail::reap_child(child, fd);
+  if (kernel_keeps_reaped_status()) {
+    ASSERT_TRUE(status.has_value());
+    EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 5);
+  } else if (status) {
+    EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 5);
+  }
   ::close(fd);
 }
 

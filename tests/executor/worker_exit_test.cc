@@ -140,4 +140,21 @@ TEST(WorkerExit, AWorkerThatExitedByItselfBeforeItWasReadyWillDoSoAgain) {
   EXPECT_EQ(why->why, "it exited with code 2 before it was ready");
 }
 
+// Something else in the pool's process reaped the worker (SIGCHLD ignored,
+// or a handler calling waitpid(-1)) on a kernel that keeps no record: the
+// error said "exited with code 0", which was never true.
+TEST(WorkerExit, AWorkerReapedByAnotherWithoutARecordIsSaidToHaveAnUnknownStatus) {
+  exit_facts f = facts(0);
+  f.status.reset();
+  const std::string what = message_of<ferry::worker_died_error>(running_task_error(f, limits()));
+  EXPECT_NE(what.find("ended, its exit status unknown: something else in this process reaped it"), std::string::npos)
+      << what;
+  EXPECT_NE(what.find("SIGCHLD set to SIG_IGN"), std::string::npos) << what;
+  EXPECT_EQ(what.find("exited with code"), std::string::npos) << what;
+  f.was_starting = true;
+  const auto why = why_not_started(f);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_TRUE(why->lasting);
+}
+
 }  // namespace

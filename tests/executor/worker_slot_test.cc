@@ -181,7 +181,7 @@ TEST(WorkerSlot, AKillForShutdownOutranksATimeoutWhichOutranksAKillWithAReason) 
   EXPECT_FALSE(f.timed_out);
   EXPECT_FALSE(f.was_starting);
   EXPECT_EQ(f.failure, "first reason");
-  EXPECT_TRUE(WIFSIGNALED(f.status) && WTERMSIG(f.status) == SIGKILL);
+  EXPECT_TRUE(f.status && WIFSIGNALED(*f.status) && WTERMSIG(*f.status) == SIGKILL);
   EXPECT_EQ(w.pidfd(), -1);
   EXPECT_EQ(w.socket(), -1);
 }
@@ -202,7 +202,7 @@ TEST(WorkerSlot, AWorkerThatEndsByItselfBeforeItIsReadyWasStarting) {
   child_worker c(3);
   const exit_facts f = c.reap();
   EXPECT_TRUE(f.was_starting);
-  EXPECT_TRUE(WIFEXITED(f.status) && WEXITSTATUS(f.status) == 3);
+  EXPECT_TRUE(f.status && WIFEXITED(*f.status) && WEXITSTATUS(*f.status) == 3);
   EXPECT_TRUE(f.failure.empty());
   EXPECT_FALSE(f.timed_out || f.stopped_by_shutdown);
 }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -74,8 +75,19 @@ pid_t spawn_program(const std::string& program, int child_socket, int child_cras
   std::string arg0 = program;
   std::string arg1 = "--ferry-worker";
   char* argv[] = {arg0.data(), arg1.data(), nullptr};
+  // SIGCHLD's default action in the worker, though the pool's process may
+  // ignore it (an ignored signal stays ignored across exec): a task then
+  // waits for its own children as in any process.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t to_default;
+  sigemptyset(&to_default);
+  sigaddset(&to_default, SIGCHLD);
+  posix_spawnattr_setsigdefault(&attributes, &to_default);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, envp.data());
+  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv, envp.data());
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     errno = rc;
@@ -166,6 +178,9 @@ launched_worker launch_worker(start_method method, const std::string& program,
     pid = ::fork();
     if (pid < 0) fail("fork");
     if (pid == 0) {
+      // As for a spawned worker; and a handler of the pool's process for
+      // SIGCHLD must not reap the children of this worker's tasks.
+      ::signal(SIGCHLD, SIG_DFL);
       if (capture_output) {
         ::dup2(out.second.get(), STDOUT_FILENO);
         ::dup2(err.second.get(), STDERR_FILENO);
@@ -190,6 +205,8 @@ launched_worker launch_worker(start_method method, const std::string& program,
   if (!pidfd) {
     const int e = errno;
     ::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {  // no zombie left behind
+    }
     errno = e;
     fail("pidfd_open");  // or, without it, dup of the crash pipe
   }

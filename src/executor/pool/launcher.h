@@ -51,7 +51,8 @@ struct launched_worker {
 // from before anything of it runs: so is what a library linked into the
 // program reads when it loads. A forked child
 // closes `close_in_child` (the pool's other descriptors) before serving.
-// Throws launch_error.
+// Every worker process starts with SIGCHLD's default action, whatever this
+// process set. Throws launch_error.
 // With `capture_output`, the worker's stdout and stderr are pipes the pool
 // reads (not under in_process: a thread writes to this process's own).
 launched_worker launch_worker(start_method method, const std::string& program,

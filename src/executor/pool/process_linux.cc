@@ -2,8 +2,10 @@
 #include "executor/pool/process_linux.h"
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #if __has_include(<valgrind/valgrind.h>)
@@ -20,6 +22,47 @@ int open_exit_fd(pid_t pid, int child_pipe) {
   const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   if (fd >= 0 || errno != ENOSYS) return fd;
   return ::fcntl(child_pipe, F_DUPFD_CLOEXEC, 0);
+}
+
+namespace {
+
+// The first published layout of the kernel's struct pidfd_info
+// (<linux/pidfd.h>, newer than the headers Debian 12 ships): 64 bytes, the
+// last field the wait status of a process that has exited.
+struct pidfd_info_v0 {
+  std::uint64_t mask;
+  std::uint64_t cgroupid;
+  std::uint32_t ids[11];  // pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid
+  std::int32_t exit_code;
+};
+static_assert(sizeof(pidfd_info_v0) == 64, "PIDFD_INFO_SIZE_VER0");
+constexpr std::uint64_t pidfd_info_exit = 1u << 3;                            // PIDFD_INFO_EXIT
+constexpr unsigned long pidfd_get_info = _IOWR(0xFF, 11, pidfd_info_v0);  // PIDFD_GET_INFO
+
+// Not supported (an older kernel, or exit_fd a pipe): nullopt.
+std::optional<int> status_from_pidfd(int exit_fd) {
+  pidfd_info_v0 info{};
+  info.mask = pidfd_info_exit;
+  if (::ioctl(exit_fd, pidfd_get_info, &info) != 0 || (info.mask & pidfd_info_exit) == 0) return std::nullopt;
+  return info.exit_code;
+}
+
+}  // namespace
+
+std::optional<int> reap_child(pid_t pid, int exit_fd) {
+  int status = 0;
+  for (;;) {
+    if (::waitpid(pid, &status, 0) == pid) return status;
+    if (errno != EINTR) break;
+  }
+  return exit_fd >= 0 ? status_from_pidfd(exit_fd) : std::nullopt;
+}
+
+void kill_child(pid_t pid, int exit_fd) {
+  if (exit_fd >= 0 && ::syscall(SYS_pidfd_send_signal, exit_fd, SIGKILL, nullptr, 0) == 0) return;
+  // ESRCH: it has exited (perhaps reaped by another); nothing to kill.
+  if (exit_fd >= 0 && errno == ESRCH) return;
+  ::kill(pid, SIGKILL);  // exit_fd is a pipe (no pidfd_open), or the call is missing
 }
 
 std::string spawn_program_path() {

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace ferry::detail {
@@ -18,6 +19,18 @@ namespace ferry::detail {
 // descriptors close, so a grandchild the worker forks without exec delays
 // it. -1 with errno set on failure.
 int open_exit_fd(pid_t pid, int child_pipe);
+
+// Waits for child `pid` and returns its wait status: waitpid's or, where
+// something else in this process reaped it first (SIGCHLD set to SIG_IGN,
+// or a handler calling waitpid(-1)), the kernel's record of it, read
+// through its pidfd `exit_fd` (Linux 6.15 and later); nullopt when
+// neither has it.
+std::optional<int> reap_child(pid_t pid, int exit_fd);
+
+// SIGKILLs child `pid`: through its pidfd where `exit_fd` is one, so that
+// a pid that something else reaped, and the kernel gave to another
+// process, is never signalled; else with kill().
+void kill_child(pid_t pid, int exit_fd);
 
 // The program a spawned worker runs: this process's executable, named by
 // /proc/self/exe, which stays this build even if the file is replaced;

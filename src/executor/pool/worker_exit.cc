@@ -11,7 +11,11 @@
 
 namespace ferry::detail {
 
-std::string describe_status(int status) {
+std::string describe_status(std::optional<int> known) {
+  if (!known)
+    return "ended, its exit status unknown: something else in this process reaped it (SIGCHLD set to "
+           "SIG_IGN, or a SIGCHLD handler calling waitpid(-1)); wait for your own children by their pids";
+  const int status = *known;
   if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -24,7 +28,7 @@ std::string describe_status(int status) {
 
 namespace {
 bool exited_with(const exit_facts& f, int code) {
-  return WIFEXITED(f.status) && WEXITSTATUS(f.status) == code && f.failure.empty();
+  return f.status && WIFEXITED(*f.status) && WEXITSTATUS(*f.status) == code && f.failure.empty();
 }
 }  // namespace
 
@@ -59,11 +63,14 @@ std::optional<start_failure> why_not_started(const exit_facts& f) {
   if (!f.was_starting) return std::nullopt;
   // One killed by a signal before it was ready may start next time; one
   // that exited by itself, or whose initializer threw, will not.
-  if (WIFEXITED(f.status) && WEXITSTATUS(f.status) == protocol::no_entry_point_status)
+  if (f.status && WIFEXITED(*f.status) && WEXITSTATUS(*f.status) == protocol::no_entry_point_status)
     return start_failure{"the program does not call ferry::serve_if_worker(argc, argv) at the top of main", true};
   if (!f.start_failure.empty()) return start_failure{"its initializer failed: " + f.start_failure, true};
   if (!f.failure.empty()) return start_failure{"it " + f.failure, true};
-  return start_failure{"it " + describe_status(f.status) + " before it was ready", WIFEXITED(f.status)};
+  // Without a status, as for one that exited by itself: the next start
+  // would most likely end the same way, and nothing says otherwise.
+  return start_failure{"it " + describe_status(f.status) + " before it was ready",
+                       !f.status || WIFEXITED(*f.status)};
 }
 
 }  // namespace ferry::detail

@@ -19,7 +19,9 @@ namespace ferry::detail {
 // What the pool knew of a worker when it was reaped.
 struct exit_facts {
   pid_t pid = 0;
-  int status = 0;          // waitpid's
+  // waitpid's; nullopt when something else in this process reaped it and
+  // the kernel keeps no record (process_linux.h, reap_child).
+  std::optional<int> status = 0;
   bool was_starting = false;  // it had not said ready
   bool timed_out = false;     // the pool killed it for task_timeout
   bool stopped_by_shutdown = false;  // the pool killed it for shutdown's kill_running
@@ -31,8 +33,9 @@ struct exit_facts {
   std::optional<crash_report> crash{};  // what it wrote as a signal killed it, if it could
 };
 
-// "exited with code 3", "was killed by signal 9 (SIGKILL)".
-std::string describe_status(int status);
+// "exited with code 3", "was killed by signal 9 (SIGKILL)", or, for no
+// status, that something else reaped the worker and what to do.
+std::string describe_status(std::optional<int> status);
 
 // What the task a worker was running when it ended fails with:
 // ferry::pool_shutdown_error (stopped by shutdown), ferry::task_timeout_error,

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <csignal>
 
+#include "executor/pool/process_linux.h"
 #include "executor/wire/protocol.h"
 
 namespace ferry::detail {
@@ -174,7 +175,7 @@ void worker_slot::retire() {
 
 void worker_slot::stop() {
   if (!thread_) {
-    ::kill(pid_, SIGKILL);
+    kill_child(pid_, pidfd_.get());
   } else if (channel_.is_open()) {
     // A thread cannot be killed: it ends when its running task returns.
     ::shutdown(channel_.fd(), SHUT_RDWR);
@@ -295,13 +296,7 @@ void worker_slot::read(const message_handler& on_message) {
 }
 
 exit_facts worker_slot::reap(const message_handler& on_message) {
-  int status = 0;
-  if (thread_) {
-    status = thread_->join();
-  } else {
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
+  const std::optional<int> status = thread_ ? std::optional<int>(thread_->join()) : reap_child(pid_, pidfd_.get());
   read(on_message);  // a result written just before exiting
   close_channel();
   pidfd_.reset();
@@ -319,7 +314,7 @@ exit_facts worker_slot::reap(const message_handler& on_message) {
                    start_failure_,
                    innermost() == nullptr ? std::nullopt : innermost()->timeout};
   // What it wrote as it died; a worker that exited or was killed wrote nothing.
-  if (WIFSIGNALED(status) && !in_flight_.empty())
+  if (status && WIFSIGNALED(*status) && !in_flight_.empty())
     facts.crash = parse_crash_record(read_crash_pipe(crash_pipe_.get()));
   phase_ = phase::reaped;
   return facts;
