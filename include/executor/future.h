@@ -79,9 +79,10 @@ class future {
   // Waits, then returns the result or throws the task's exception (see
   // executor/errors.h), ferry::worker_died_error, ferry::task_timeout_error,
   // ferry::cancelled_error, ferry::pool_shutdown_error, or the error that
-  // kept the task from being sent (ferry::not_shippable_error, ...).
-  // A future made by then(), a coroutine or when_all/when_any holds its
-  // value, which get() copies.
+  // kept the task from being sent (ferry::not_shippable_error, ...);
+  // ferry::error, if not finished, in a child of fork() (nothing there
+  // would finish it). A future made by then(), a coroutine or
+  // when_all/when_any holds its value, which get() copies.
   T get() const {
     if (decode_ != nullptr) return decode_(state("future::get()"));  // a task's: its result is bytes
     const void* local = detail::local_result(state("future::get()"));

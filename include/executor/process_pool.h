@@ -23,6 +23,10 @@
 // process_pool is a handle: copies refer to the same pool, which shuts down
 // and joins when shutdown() is called or the last handle is destroyed; no
 // worker process outlives it. All members may be called from any thread.
+// A pool lives in the process that made it: in a child of fork(), submit
+// and map, and waiting for or continuing a future not yet finished, throw
+// ferry::error (its manager and workers stayed in the parent); make a new
+// pool there.
 #ifndef FERRY_EXECUTOR_PROCESS_POOL_H_
 #define FERRY_EXECUTOR_PROCESS_POOL_H_
 

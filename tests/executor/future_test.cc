@@ -4,6 +4,7 @@
 // Run once per start method (FERRY_TEST_START), and again at -O0.
 #include <dirent.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -115,4 +117,50 @@ TEST_F(Future, WaitAnyOfNoFuturesThrowsRatherThanWaitingForever) {
   EXPECT_THROW((void)ferry::wait_any(none), std::invalid_argument);
   EXPECT_THROW((void)ferry::wait_any(none, 1s), std::invalid_argument);
   EXPECT_THROW((void)ferry::when_any(none), std::invalid_argument);
+}
+
+// fork() copies a pool and its futures into the child, but not the manager
+// thread, the workers or the threads that finish futures: a submit there
+// was queued and its get() waited forever. Now each use that could only
+// wait throws, naming the cause; a future finished before the fork still
+// gives its value, and the parent's pool is untouched.
+TEST_F(Future, APoolAndItsFuturesUsedInAForkedChildThrowInsteadOfWaitingForever) {
+  ferry::process_pool pool(options(1));
+  auto done = pool.submit(test_tasks::add(), 1, 2);
+  ASSERT_EQ(ferry_test::get_within(done), 3);
+  auto pending = pool.submit(test_tasks::sleep_ms(), 1500);
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // No gtest here: each expectation is a bit of the exit status.
+    const auto refused = [](auto&& use) {
+      try {
+        use();
+      } catch (const ferry::error& e) {
+        return std::string(e.what()).find("made before fork() was used in the child") != std::string::npos;
+      } catch (...) {
+      }
+      return false;
+    };
+    int failed = 0;
+    if (!refused([&] { pool.submit(test_tasks::add(), 1, 1); })) failed |= 1;
+    if (!refused([&] { pending.wait_for(std::chrono::seconds(5)); })) failed |= 2;
+    if (!refused([&] { pending.get(); })) failed |= 4;
+    if (!refused([&] { pending.then([](const ferry::future<int>& f) { return f.get(); }); })) failed |= 8;
+    if (done.get() != 3) failed |= 16;
+    ::_exit(failed);
+  }
+  int status = 0;
+  for (int i = 0; i < 300 && ::waitpid(child, &status, WNOHANG) == 0; ++i) std::this_thread::sleep_for(50ms);
+  if (::waitpid(child, &status, WNOHANG) == 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+    FAIL() << "the child hung";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "bits: 1 submit, 2 wait_for, 4 get, 8 then, 16 a finished value";
+  EXPECT_GT(ferry_test::get_within(pending), 0);
+  auto after = pool.submit(test_tasks::add(), 2, 2);
+  EXPECT_EQ(ferry_test::get_within(after), 4);
 }

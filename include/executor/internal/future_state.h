@@ -68,7 +68,9 @@ class FERRY_EXECUTOR_EXPORT future_state {
   // Both yield for up to 50 us (never past the deadline) before blocking,
   // so that a result about to arrive does not cost a wake-up. On the
   // continuation thread they run queued continuations while they wait: the
-  // one they wait for may be among them.
+  // one they wait for may be among them. These two and on_done throw
+  // ferry::error, unless finished, in a process forked from the one that
+  // made the state (core/fork_generation.h): nothing there would finish it.
   void wait() const;
   bool wait_until(std::chrono::steady_clock::time_point deadline) const;
   bool ready() const;

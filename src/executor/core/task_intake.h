@@ -23,6 +23,7 @@
 #include <executor/errors.h>
 #include <executor/internal/submit.h>
 #include <executor/shutdown_options.h>
+#include "executor/core/fork_generation.h"
 #include "executor/core/task_events.h"
 #include "internal/mutex.h"
 
@@ -64,6 +65,7 @@ class task_intake {
   // running task submits, and may wait for), only after a close that
   // cancels what is pending or kills what runs.
   std::uint64_t admit(bool nested = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (fork_generation() != generation_) throw_used_after_fork("a pool");
     if (closed_ && (!nested || refuse_nested_))
       throw pool_shutdown_error(
           "ferry: the pool was shut down: it takes no more tasks (submit, map, make_actor, an actor's call)");
@@ -140,6 +142,7 @@ class task_intake {
 
  private:
   bool closed_ ABSL_GUARDED_BY(mu) = false;
+  const std::uint64_t generation_ = fork_generation();  // of the process that made the pool
   bool kill_running_ ABSL_GUARDED_BY(mu) = false;
   bool refuse_nested_ ABSL_GUARDED_BY(mu) = false;
   std::uint64_t next_id_ ABSL_GUARDED_BY(mu) = 1;

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "executor/core/fork_generation.h"
 #include "executor/front/continuation_thread.h"
 #include "executor/front/wait_helper.h"
 #include <executor/errors.h>
@@ -36,6 +37,7 @@ class shared_state final : public future_state {
   std::vector<std::function<void()>> callbacks ABSL_GUARDED_BY(mu);
   std::shared_ptr<stop_target> stopper ABSL_GUARDED_BY(mu);
   std::uint64_t stop_id ABSL_GUARDED_BY(mu) = 0;
+  const std::uint64_t generation = fork_generation();  // of the process whose pool finishes it
 };
 
 shared_state& data(future_state& s) { return static_cast<shared_state&>(s); }
@@ -186,7 +188,16 @@ bool help_until(const future_state& s, std::chrono::steady_clock::time_point dea
 
 }  // namespace
 
+namespace {
+// Nothing in a process forked from the one whose pool finishes `s` ever
+// will: waiting there would never end.
+void check_not_forked(const future_state& s) {
+  if (data(s).generation != fork_generation() && !s.ready()) throw_used_after_fork("a future of a pool");
+}
+}  // namespace
+
 void future_state::wait() const {
+  check_not_forked(*this);
   if (wait_helper* h = this_thread_helper; h != nullptr && !ready()) {
     h->help_until([this] { return ready(); }, std::chrono::steady_clock::time_point::max());
     return;
@@ -202,6 +213,7 @@ void future_state::wait() const {
 }
 
 bool future_state::wait_until(std::chrono::steady_clock::time_point deadline) const {
+  check_not_forked(*this);
   if (wait_helper* h = this_thread_helper; h != nullptr && !ready())
     return h->help_until([this] { return ready(); }, deadline);
   if (on_continuation_thread()) return help_until(*this, deadline);
@@ -220,6 +232,7 @@ bool future_state::ready() const {
 }
 
 void future_state::on_done(std::function<void()> cb) {
+  check_not_forked(*this);  // then(), wait_any, when_any: cb would never run
   shared_state& s = data(*this);
   mutex_lock lock(s.mu);
   if (s.now != phase::finished) {
