@@ -108,8 +108,8 @@ class FERRY_MPI_EXPORT mpi_pool : public detail::pool_front {
   // say it is ready. Throws ferry::error on a rank other than 0, without
   // serve_if_mpi_agent, while another pool of this job runs (until its
   // shutdown has waited for its agents), after a pool lost a rank, for
-  // start_method::fork, for an agent_timeout under 1 s or a
-  // local.task_timeout of 0 ms or less, and when an agent does not answer;
+  // start_method::fork, for an agent_timeout under 1 s or local options
+  // that process_pool's constructor refuses, and when an agent does not answer;
   // ferry::not_shippable_error when the initializer cannot be shipped.
   explicit mpi_pool(mpi_pool_options options = {});
   ~mpi_pool();

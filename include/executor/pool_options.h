@@ -47,7 +47,9 @@ struct pool_options {
   // runs, sampled every 10 ms) uses more than this is stopped, and fails
   // with ferry::worker_died_error saying so.
   std::size_t max_worker_memory = 0;
-  // Environment variables set in each worker before the initializer.
+  // Environment variables set in each worker before the initializer. A
+  // name must be non-empty and hold no '=' or NUL, and a value no NUL: the
+  // pool's constructor throws ferry::error otherwise.
   std::map<std::string, std::string> env{};
   // Environment variables a worker does not inherit from the pool's
   // process; a name ending in '*' removes every variable it is a prefix of,

@@ -46,5 +46,22 @@ TEST(OptionChecks, APoolsTaskTimeoutIsNamedWithTheStructItIsIn) {
   }
 }
 
+TEST(OptionChecks, AnEnvironmentNameThatIsNoNameIsRefusedAndNamed) {
+  for (const std::string& name : {std::string("A=B"), std::string(), std::string("A\0B", 3)}) {
+    pool_options o;
+    o.env[name] = "x";
+    try {
+      check_pool_options(o, "pool_options");
+      ADD_FAILURE() << "the name '" << name << "' was taken";
+    } catch (const error& e) {
+      EXPECT_NE(std::string(e.what()).find("pool_options::env has the variable '"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("a name must be non-empty and hold no '='"), std::string::npos) << e.what();
+    }
+  }
+  pool_options fine;
+  fine.env["OMP_NUM_THREADS"] = "a=b c";  // a value may hold '='
+  EXPECT_NO_THROW(check_pool_options(fine, "pool_options"));
+}
+
 }  // namespace
 }  // namespace ferry::detail

@@ -79,6 +79,15 @@ TEST_F(Workers, InitializerAndEnvironmentAreSeenByTasks) {
 
 // What an MPI node agent needs: its workers must not see the launcher's
 // variables (a child that inherits OMPI_* and calls MPI_Init fails).
+// A name with '=' gave a spawned worker another variable ("A=B" = "x" set
+// A to "B=x") and a forked one none; an empty name was dropped. Refused.
+TEST_F(Workers, AnEnvironmentNameThatIsNoNameIsRefusedByThePool) {
+  ferry::pool_options o = options(1);
+  o.env["A=B"] = "x";
+  const auto e = expect_error<ferry::error>([&] { ferry::process_pool pool(o); });
+  ferry_test::expect_message(e, "pool_options::env has the variable 'A=B'");
+}
+
 TEST_F(Workers, UnsetEnvironmentVariablesAreNotInheritedByWorkers) {
   ::setenv("FERRY_TEST_LAUNCHER_RANK", "3", 1);
   ::setenv("FERRY_TEST_LAUNCHER_SIZE", "4", 1);

@@ -352,6 +352,10 @@ TEST(MpiPool, AShortAgentTimeoutKeepsIdleAgentsAndTimeoutsThatCannotWorkAreRefus
   ferry_test::expect_message(expect_error<ferry::error>([&] { ferry::mpi_pool{o}; }),
                              "mpi_pool_options::local::task_timeout of 0 ms");
   o = options();
+  o.local.env[""] = "x";
+  ferry_test::expect_message(expect_error<ferry::error>([&] { ferry::mpi_pool{o}; }),
+                             "mpi_pool_options::local::env has the variable ''");
+  o = options();
   o.agent_timeout = 1s;
   ferry::mpi_pool pool(o);
   auto before = pool.submit(test_tasks::add(), 1, 2);

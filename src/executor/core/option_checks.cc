@@ -16,6 +16,17 @@ void check_task_timeout(const std::optional<std::chrono::milliseconds>& timeout,
 
 void check_pool_options(const pool_options& options, std::string_view prefix) {
   check_task_timeout(options.task_timeout, std::string(prefix) + "::task_timeout");
+  // A name with '=' set another variable in a spawned worker ("A=B" = "x"
+  // gave A the value "B=x") and none in a forked one; an empty one, none.
+  for (const auto& [name, value] : options.env) {
+    if (name.empty() || name.find_first_of(std::string_view("=\0", 2)) != std::string::npos ||
+        value.find('\0') != std::string::npos) {
+      std::string shown;  // a NUL would end what()
+      for (char c : name) shown += c == '\0' ? std::string("\\0") : std::string(1, c);
+      throw error("ferry: " + std::string(prefix) + "::env has the variable '" + shown +
+                  "': a name must be non-empty and hold no '=' or NUL, and a value no NUL");
+    }
+  }
 }
 
 }  // namespace ferry::detail

@@ -20,7 +20,8 @@ namespace ferry::detail {
 FERRY_INTERNAL_EXPORT void check_task_timeout(const std::optional<std::chrono::milliseconds>& timeout,
                                               std::string_view option);
 
-// What a pool's options must be, for process_pool's constructor and, of
+// What a pool's options must be (a task_timeout more than 0 ms; env names
+// that are names), for process_pool's constructor and, of
 // mpi_pool_options::local, mpi_pool's. `prefix` names the struct in the
 // error: "pool_options" or "mpi_pool_options::local". Throws ferry::error.
 FERRY_INTERNAL_EXPORT void check_pool_options(const pool_options& options, std::string_view prefix);
