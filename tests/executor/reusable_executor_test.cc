@@ -5,12 +5,14 @@
 // Run once per start method (FERRY_TEST_START), and again at -O0.
 #include <dirent.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -96,3 +98,41 @@ TEST_F(ReusableExecutor, HandlesCompareEqualWhenTheyReferToTheSamePool) {
   EXPECT_TRUE(moved == a);
 }
 
+
+// fork() copied the process-wide pool into the child, where it has no
+// manager or workers: the child's first call makes its own pool, which
+// runs tasks, and the parent's pool serves on.
+TEST_F(ReusableExecutor, AForkedChildGetsAPoolOfItsOwn) {
+  keeps_reusable_pool();
+  ferry::process_pool parent = ferry::get_reusable_executor(options(1));
+  auto before = parent.submit(test_tasks::add(), 1, 2);
+  ASSERT_EQ(ferry_test::get_within(before), 3);
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int result = -1;
+    try {
+      ferry::process_pool own = ferry::get_reusable_executor(options(1));
+      auto f = own.submit(test_tasks::add(), 2, 3);
+      result = f.wait_for(std::chrono::seconds(20)) == std::future_status::ready ? f.get() : -2;
+      own.shutdown();
+    } catch (...) {
+      result = -3;
+    }
+    ::_exit(result == 5 ? 0 : 1);
+  }
+  int status = 0;
+  for (int i = 0; i < 600 && ::waitpid(child, &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (::waitpid(child, &status, WNOHANG) == 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+    FAIL() << "the child hung";
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  auto after = ferry::get_reusable_executor(options(1)).submit(test_tasks::add(), 3, 4);
+  EXPECT_EQ(ferry_test::get_within(after), 7);
+  EXPECT_EQ(ferry::get_reusable_executor(options(1)), parent);
+  parent.shutdown();
+}

@@ -6,6 +6,7 @@
 
 #include <executor/cpu_count.h>
 #include <executor/worker.h>
+#include "executor/core/fork_generation.h"
 #include "internal/mutex.h"
 #include <serialize/dumps.h>
 #include "serialize/frame/hmac.h"
@@ -30,6 +31,9 @@ bool same_but_size(const pool_options& a, const pool_options& b) {
 struct reusable {
   detail::mutex mu;
   std::optional<process_pool> pool ABSL_GUARDED_BY(mu);
+  // Of the process that made `pool`: in a child of fork(), the copy is the
+  // parent's, served by nothing here.
+  std::uint64_t made_in ABSL_GUARDED_BY(mu) = 0;
 };
 
 reusable& the_reusable() {
@@ -60,7 +64,8 @@ reusable& the_reusable() {
 process_pool get_reusable_executor(const pool_options& options) {
   reusable& r = the_reusable();
   detail::mutex_lock lock(r.mu);
-  if (r.pool && !r.pool->is_shutdown() && same_but_size(r.pool->options(), options)) {
+  if (r.pool && r.made_in == detail::fork_generation() && !r.pool->is_shutdown() &&
+      same_but_size(r.pool->options(), options)) {
     const std::size_t wanted = options.max_workers != 0 ? options.max_workers : cpu_count();
     if (r.pool->max_workers() != wanted) r.pool->resize(wanted);
     return *r.pool;
@@ -68,6 +73,7 @@ process_pool get_reusable_executor(const pool_options& options) {
   // Handles to the previous pool keep it working; it shuts down, finishing
   // its work, when the last of them is released.
   r.pool.emplace(options);
+  r.made_in = detail::fork_generation();
   return *r.pool;
 }
 
