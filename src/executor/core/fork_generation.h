@@ -22,7 +22,7 @@ FERRY_INTERNAL_EXPORT std::uint64_t fork_generation();
 
 // The error for a pool or future used in a process forked from its own:
 // `what` says which, e.g. "a submit to a pool".
-FERRY_INTERNAL_EXPORT [[noreturn]] void throw_used_after_fork(const char* what);
+[[noreturn]] FERRY_INTERNAL_EXPORT void throw_used_after_fork(const char* what);
 
 }  // namespace ferry::detail
 
