@@ -19,7 +19,8 @@ namespace ferry {
 // again with the same options). A different max_workers resizes it; other
 // different options (start, env, timeouts, max_tasks_per_worker,
 // max_message_size, worker_program), a pool that was shut down, or one
-// made before fork() in the calling child's parent, give a fresh pool; handles to the old one stay valid until released. At exit the
+// made before fork() in the calling child's parent, give a fresh pool;
+// handles to the old one stay valid until released. At exit the
 // pool is shut down with its pending tasks cancelled. Throws what
 // process_pool's constructor throws.
 FERRY_EXECUTOR_EXPORT process_pool get_reusable_executor(const pool_options& options = {});

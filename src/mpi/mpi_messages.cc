@@ -97,7 +97,8 @@ std::string encode_config(const agent_config& c) {
   std::string out;
   output_archive ar(out);
   std::apply([&](auto... field) { (put(ar, c.local.*field), ...); }, sent_fields);
-  ar(c.initializer, c.policy, c.relay_worker_events, c.ship_modules, static_cast<std::int64_t>(c.heartbeat.count()));
+  ar(c.initializer, c.policy, c.relay_worker_events, c.ship_modules);
+  put(ar, c.heartbeat);
   return out;
 }
 
@@ -105,13 +106,13 @@ agent_config decode_config(std::string_view body) {
   agent_config c;
   input_archive ar(body);
   std::apply([&](auto... field) { (take(ar, c.local.*field), ...); }, sent_fields);
-  std::int64_t heartbeat_ms = 0;
-  ar(c.initializer, c.policy, c.relay_worker_events, c.ship_modules, heartbeat_ms);
+  ar(c.initializer, c.policy, c.relay_worker_events, c.ship_modules);
+  const std::size_t at = ar.offset();
+  take(ar, c.heartbeat);
+  if (c.heartbeat.count() <= 0)
+    throw format_error(at, "an MPI agent's configuration asks for a heartbeat every " +
+                               std::to_string(c.heartbeat.count()) + " ms; it must be more than 0");
   if (ar.remaining() != 0) throw_trailing_bytes(ar.offset(), ar.remaining());
-  if (heartbeat_ms <= 0)
-    throw format_error(ar.offset() - sizeof heartbeat_ms, "an MPI agent's configuration asks for a heartbeat every " +
-                                                              std::to_string(heartbeat_ms) + " ms; it must be more than 0");
-  c.heartbeat = std::chrono::milliseconds(heartbeat_ms);
   return c;
 }
 

@@ -21,7 +21,7 @@ namespace ferry::detail {
 FERRY_INTERNAL_EXPORT std::uint64_t fork_generation();
 
 // The error for a pool or future used in a process forked from its own:
-// `what` says which, e.g. "a submit to a pool".
+// `what` says which: "a pool" or "a future of a pool".
 [[noreturn]] FERRY_INTERNAL_EXPORT void throw_used_after_fork(const char* what);
 
 }  // namespace ferry::detail

@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -205,8 +204,7 @@ launched_worker launch_worker(start_method method, const std::string& program,
   if (!pidfd) {
     const int e = errno;
     ::kill(pid, SIGKILL);
-    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {  // no zombie left behind
-    }
+    reap_child(pid, -1);  // no zombie left behind
     errno = e;
     fail("pidfd_open");  // or, without it, dup of the crash pipe
   }

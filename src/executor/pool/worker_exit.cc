@@ -27,9 +27,11 @@ std::string describe_status(std::optional<int> known) {
 }
 
 namespace {
-bool exited_with(const exit_facts& f, int code) {
-  return f.status && WIFEXITED(*f.status) && WEXITSTATUS(*f.status) == code && f.failure.empty();
+bool exited_with_code(const std::optional<int>& status, int code) {
+  return status && WIFEXITED(*status) && WEXITSTATUS(*status) == code;
 }
+// By itself, with `code`: not killed by the pool for a reason of its own.
+bool exited_with(const exit_facts& f, int code) { return exited_with_code(f.status, code) && f.failure.empty(); }
 }  // namespace
 
 std::exception_ptr running_task_error(const exit_facts& f, const pool_options& limits) {
@@ -63,7 +65,7 @@ std::optional<start_failure> why_not_started(const exit_facts& f) {
   if (!f.was_starting) return std::nullopt;
   // One killed by a signal before it was ready may start next time; one
   // that exited by itself, or whose initializer threw, will not.
-  if (f.status && WIFEXITED(*f.status) && WEXITSTATUS(*f.status) == protocol::no_entry_point_status)
+  if (exited_with_code(f.status, protocol::no_entry_point_status))
     return start_failure{"the program does not call ferry::serve_if_worker(argc, argv) at the top of main", true};
   if (!f.start_failure.empty()) return start_failure{"its initializer failed: " + f.start_failure, true};
   if (!f.failure.empty()) return start_failure{"it " + f.failure, true};
