@@ -15,6 +15,17 @@
 
 namespace ferry_test {
 
+// What f() throws, or null when it returns: for message_of and caught_as.
+template <class F>
+std::exception_ptr thrown_by(F&& f) {
+  try {
+    f();
+  } catch (...) {
+    return std::current_exception();
+  }
+  return nullptr;
+}
+
 // e's what(), as Error; a failure of the test (and "") when e is null or
 // holds another type.
 template <class Error>

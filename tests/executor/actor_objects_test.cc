@@ -23,13 +23,7 @@ constexpr std::uint64_t base = 0xac70'0000'0000;
 
 // What `call` threw, as ferry::error's message (tests/error_message.h).
 std::string message_of(const std::function<void()>& call) {
-  std::exception_ptr thrown;
-  try {
-    call();
-  } catch (...) {
-    thrown = std::current_exception();
-  }
-  return ferry_test::message_of<ferry::error>(thrown);
+  return ferry_test::message_of<ferry::error>(ferry_test::thrown_by(call));
 }
 
 TEST(ActorObjects, AnObjectIsFoundByItsIdAsTheTypeItWasMadeAs) {

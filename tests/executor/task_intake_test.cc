@@ -12,6 +12,8 @@
 
 #include <executor/internal/future_state.h>
 
+#include "../error_message.h"
+
 namespace ferry::detail {
 namespace {
 
@@ -91,14 +93,10 @@ TEST(TaskIntake, SubmitAfterCloseThrowsPoolShutdownError) {
     cancelled = intake.close({.cancel_pending = true});
   }
   EXPECT_EQ(cancelled.size(), 1u);
-  try {
-    submit(intake, "b");
-    ADD_FAILURE() << "a task was admitted after close";
-  } catch (const pool_shutdown_error& e) {
-    // Maps and actors' calls come here too: the message names no one call.
-    EXPECT_NE(std::string(e.what()).find("the pool was shut down: it takes no more tasks"), std::string::npos)
-        << e.what();
-  }
+  // Maps and actors' calls come here too: the message names no one call.
+  const std::string what =
+      ferry_test::message_of<pool_shutdown_error>(ferry_test::thrown_by([&] { submit(intake, "b"); }));
+  EXPECT_NE(what.find("the pool was shut down: it takes no more tasks"), std::string::npos) << what;
 }
 
 }  // namespace
