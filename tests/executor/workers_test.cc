@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <set>
+#include <stop_token>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -107,6 +108,29 @@ TEST_F(Workers, UnsetEnvironmentVariablesAreNotInheritedByWorkers) {
   EXPECT_STREQ(std::getenv("FERRY_TEST_LAUNCHER_RANK"), "3");  // the pool's own stays
   for (const char* name : {"FERRY_TEST_LAUNCHER_RANK", "FERRY_TEST_LAUNCHER_SIZE", "FERRY_TEST_EXACT", "FERRY_TEST_EXACTLY"})
     ::unsetenv(name);
+}
+
+// A forked worker once set its variables with setenv after fork(): when
+// another thread of the pool's process was inside setenv at that moment,
+// the child inherited the environment's lock held and waited for it
+// forever. A worker per task here, so that many starts meet the churn.
+TEST_F(Workers, WorkersStartWhileAnotherThreadSetsAVariable) {
+  ::setenv("FERRY_TEST_CHURN", "a", 1);
+  {
+    // Only an existing variable's value changes: the environment's array
+    // stays where it is for the pool, which reads it at each start.
+    std::jthread churn([](std::stop_token stop) {
+      for (bool b = false; !stop.stop_requested(); b = !b) ::setenv("FERRY_TEST_CHURN", b ? "a" : "b", 1);
+    });
+    ferry::pool_options o = options(1);
+    o.max_tasks_per_worker = 1;
+    ferry::process_pool pool(o);
+    for (int i = 0; i < 30; ++i) {
+      ferry::future<int> f = pool.submit(test_tasks::add(), i, 1);
+      ASSERT_EQ(get_within(f, 10s), i + 1) << "start " << i;
+    }
+  }
+  ::unsetenv("FERRY_TEST_CHURN");
 }
 
 TEST_F(Workers, FailingInitializerIsAStartError) {

@@ -62,7 +62,13 @@ std::variant<served_config, int> greet(connection& pool, worker_home home) {
     const protocol::worker_config& config = in->config();
     const bool own = home == worker_home::own_process;
     if (own) {
-      for (const auto& [name, value] : config.env) ::setenv(name.c_str(), value.c_str(), 1);
+      // The launch gave this process these variables already; setenv only
+      // for one it did not: in a forked worker, setenv may wait forever for
+      // a lock another thread of the pool's process held at fork().
+      for (const auto& [name, value] : config.env) {
+        const char* now = std::getenv(name.c_str());
+        if (now == nullptr || value != now) ::setenv(name.c_str(), value.c_str(), 1);
+      }
       apply_inner_thread_counts(config.env);
       apply_module_policy(config.policy, policy_host::same);
     }
