@@ -15,8 +15,9 @@
 //   ferry::process_pool pool({.observer = seen});
 //
 // Thread-safety: the calls come from several threads (the submitting
-// threads, the pool's manager thread, ferry's continuation thread), at
-// once; an observer synchronizes itself. A call holds up the thread making
+// threads, the pool's manager thread, a thread waiting for a future of the
+// pool, ferry's continuation thread), at once; an observer synchronizes
+// itself. A call holds up the thread making
 // it: keep it short, and do not call the pool from it.
 #ifndef FERRY_EXECUTOR_EVENTS_H_
 #define FERRY_EXECUTOR_EVENTS_H_

@@ -128,7 +128,9 @@ class future {
   bool cancel(std::chrono::milliseconds grace) { return state("future::cancel()").request_stop(grace); }
 
   // Calls cb(*this) once the task is finished: at once on this thread if it
-  // is, else on the pool's manager thread, which it holds up (keep cb short).
+  // is, else on the thread that reads its result, the pool's manager thread
+  // or a thread waiting for one of the pool's futures, which it holds up
+  // (keep cb short).
   void on_done(std::function<void(const future&)> cb) const {
     state("future::on_done()").on_done([self = *this, cb = std::move(cb)] { cb(self); });
   }

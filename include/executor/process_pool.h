@@ -17,8 +17,11 @@
 // per worker, starting workers on demand up to max_workers (when all are
 // busy, each is also sent its next small task to start as soon as it
 // answers); workers run one task at a time and send results back; the
-// manager completes the futures. A worker that dies fails only the task it
-// was running; the pool replaces it and goes on.
+// manager completes the futures. A task submitted while every worker is
+// idle goes from the submitting thread, and a thread waiting for it reads
+// its result, the manager left asleep (submit(f).get() costs the worker's
+// wake-up alone). A worker that dies fails only the task it was running;
+// the pool replaces it and goes on.
 //
 // process_pool is a handle: copies refer to the same pool, which shuts down
 // and joins when shutdown() is called or the last handle is destroyed; no

@@ -20,6 +20,7 @@ class ABSL_LOCKABLE mutex {
  public:
   void lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
   void unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
+  bool try_lock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) { return mu_.try_lock(); }
   std::mutex& native() { return mu_; }
 
  private:

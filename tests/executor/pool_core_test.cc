@@ -5,14 +5,21 @@
 // is seen at the turn it acts: nothing happens between turns, a turn ends
 // as soon as a worker answers, workers start as the queue needs them, and
 // crashes, timers and shutdown are handled inside turns. process_pool runs
-// the same core on its own thread (the executor tests). Run once per start
-// method, as executor_test is.
+// the same core on its own thread (the executor tests); the last tests here
+// are of its fast path, where a submitting or waiting thread runs a pass.
+// Run once per start method, as executor_test is.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <algorithm>
 #include <chrono>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <executor/executor.h>
 
@@ -27,6 +34,7 @@ namespace {
 using ferry::detail::local_pool;
 using ferry_test::children;
 using ferry_test::expect_error;
+using ferry_test::get_within;
 using ferry_test::options;
 
 std::shared_ptr<local_pool> caller_driven(ferry::pool_options o = options(1)) {
@@ -169,5 +177,106 @@ TEST_F(PoolCore, ShutdownWithKillRunningStopsARunningTask) {
   ferry_test::expect_message(e, "stopped because the pool was shut down with kill_running");
 }
 
-}  // namespace
 
+
+// The fast path (pool_core.h): a task submitted to a pool whose workers
+// are all idle leaves from the submitting thread, and the thread waiting
+// for it reads its result, the manager left asleep. What holds whoever
+// sends and reads.
+
+// Records the threads the pool tells its tasks' starts and finishes on.
+class thread_log final : public ferry::pool_observer {
+ public:
+  void on_task(const ferry::task_event& e) override {
+    std::lock_guard lock(mu_);
+    if (e.what == ferry::task_event::kind::started) started_.push_back(std::this_thread::get_id());
+    if (e.what == ferry::task_event::kind::finished) finished_.push_back(std::this_thread::get_id());
+  }
+  std::size_t started_on(std::thread::id id) const { return count(started_, id); }
+  std::size_t finished_on(std::thread::id id) const { return count(finished_, id); }
+  std::size_t started() const {
+    std::lock_guard lock(mu_);
+    return started_.size();
+  }
+
+ private:
+  std::size_t count(const std::vector<std::thread::id>& v, std::thread::id id) const {
+    std::lock_guard lock(mu_);
+    return static_cast<std::size_t>(std::count(v.begin(), v.end(), id));
+  }
+  mutable std::mutex mu_;
+  std::vector<std::thread::id> started_, finished_;
+};
+
+TEST_F(PoolCore, ATaskWaitedForAtOnceIsSentAndReadByTheWaitingThread) {
+  auto log = std::make_shared<thread_log>();
+  ferry::pool_options o = options(1);
+  o.observer = log;
+  ferry::process_pool pool(o);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(pool.submit(test_tasks::add(), i, 1).get(), i + 1);
+  // The first starts the worker, which only the manager does; a later one
+  // may find the manager in the middle of a pass. Most do not.
+  const auto me = std::this_thread::get_id();
+  EXPECT_GT(log->started_on(me), 0u) << "no task left from the submitting thread";
+  EXPECT_GT(log->finished_on(me), 0u) << "no result was read by the waiting thread";
+  EXPECT_EQ(log->started(), 50u) << "a task's start was told twice or not at all";
+}
+
+TEST_F(PoolCore, AFastPathTaskFinishesForEveryKindOfWait) {
+  ferry::process_pool pool(options(1));
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);  // the worker is up and idle
+  // Nobody polls: a continuation, and a plain callback.
+  auto then = pool.submit(test_tasks::add(), 2, 2).then([](const ferry::future<int>& f) { return f.get() * 10; });
+  EXPECT_EQ(get_within(then), 40);
+  std::promise<int> called;
+  pool.submit(test_tasks::add(), 3, 3).on_done([&called](const ferry::future<int>& f) { called.set_value(f.get()); });
+  auto from_callback = called.get_future();
+  ASSERT_EQ(from_callback.wait_for(30s), std::future_status::ready) << "on_done never ran";
+  EXPECT_EQ(from_callback.get(), 6);
+  // Polling with ready() and with wait_for(0).
+  auto polled = pool.submit(test_tasks::sleep_ms(), 20);
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (!polled.ready() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  EXPECT_TRUE(polled.ready());
+  auto zero = pool.submit(test_tasks::sleep_ms(), 20);
+  while (zero.wait_for(0ms) != std::future_status::ready && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(zero.wait_for(0ms), std::future_status::ready);
+  // Waited for longer than the yields before blocking: the manager reads it.
+  auto slow = pool.submit(test_tasks::sleep_ms(), 300);
+  EXPECT_GT(get_within(slow), 0);
+  // when_any, as nobody polls its inputs either.
+  std::vector<ferry::future<int>> one;
+  one.push_back(pool.submit(test_tasks::add(), 4, 4));
+  auto any = ferry::when_any(one);
+  EXPECT_EQ(get_within(any).index, 0u);
+}
+
+TEST_F(PoolCore, AFastPathTaskIsStillStoppedAtItsTimeout) {
+  ferry::process_pool pool(options(1));
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);  // idle worker: the next goes the fast path
+  const auto started = std::chrono::steady_clock::now();
+  auto f = pool.submit(ferry::task_options{.timeout = 300ms}, test_tasks::spin_forever());
+  expect_error<ferry::task_timeout_error>([&] { get_within(f); });
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
+  EXPECT_EQ(pool.submit(test_tasks::add(), 20, 22).get(), 42);
+}
+
+TEST_F(PoolCore, ASubmitToAStoppedIdleWorkerReturnsAtOnceWhateverTheTasksSize) {
+  ferry::pool_options o = options(1);
+  o.shared_memory_threshold = o.max_message_size;  // inline: a large body would fill the socket
+  ferry::process_pool pool(o);
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
+  const int pid = pool.worker_pids().at(0);
+  ASSERT_EQ(::kill(pid, SIGSTOP), 0);
+  const auto before = std::chrono::steady_clock::now();
+  auto small = pool.submit(test_tasks::add(), 2, 3);
+  auto large = pool.submit(test_tasks::length(), std::string(4u << 20, 'x'));
+  EXPECT_LT(std::chrono::steady_clock::now() - before, 5s) << "a submit waited for a stopped worker";
+  EXPECT_EQ(small.wait_for(200ms), std::future_status::timeout);
+  ASSERT_EQ(::kill(pid, SIGCONT), 0);
+  EXPECT_EQ(get_within(small), 5);
+  EXPECT_EQ(get_within(large), std::size_t{4} << 20);
+}
+
+}  // namespace

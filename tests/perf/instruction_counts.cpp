@@ -4,8 +4,9 @@
 // from growing: each runs `iterations` times inside a function named
 // ferry_counted_*, which callgrind alone counts (--collect-atstart=no
 // --toggle-collect=ferry_counted_*), so start-up, warm-up and waiting are
-// left out. Counts repeat exactly from run to run of one binary, where a
-// clock would not (docs/performance.md, "Instruction counts").
+// left out. Counts repeat from run to run of one binary (exactly for
+// serialization, submit_get's within 15%: below), where a clock would not
+// (docs/performance.md, "Loads of small closures, and instruction counts").
 //   instruction_counts OPERATION ITERATIONS
 // OPERATION: dumps_a loads_a cereal_loads_a dumps_b loads_b cereal_loads_b
 // submit_get. (a) is a capture-less lambda, (b) a closure of an int, a
@@ -75,7 +76,10 @@ template <class F>
 
 // The caller's side of submit->get, one task at a time: the submit and the
 // get of a finished future. The wait between them is not counted, as how
-// long it spins depends on the scheduler.
+// long it spins depends on the scheduler. The submit to an idle pool sends
+// the task itself and polls once: it reads the result too when the worker
+// was quick enough, so its count varies within about 15% from run to run
+// (docs/performance.md, "Loads of small closures, and instruction counts").
 void submit_get(int n) {
   ferry::pool_options options;
   options.max_workers = 1;

@@ -26,6 +26,13 @@ class message_body;
 class FERRY_EXECUTOR_EXPORT stop_target {
  public:
   virtual void request_stop(std::uint64_t id, std::chrono::milliseconds grace) = 0;
+  // A thread waits for the task's future and polls: the pool may send what
+  // is queued and read what has arrived on that thread, rather than wake
+  // its manager for it (executor/pool/pool_core.h). Never blocks.
+  virtual void help_wait() {}
+  // A thread is about to wait without polling (it blocks, or registers a
+  // callback): the pool's manager must watch the task from now on.
+  virtual void announce_wait() {}
 
  protected:
   // Out of line: the class's type information then lives in
@@ -66,7 +73,9 @@ class FERRY_EXECUTOR_EXPORT future_state {
   void finish_local(std::shared_ptr<const void> value);
 
   // Both yield for up to 50 us (never past the deadline) before blocking,
-  // so that a result about to arrive does not cost a wake-up. On the
+  // so that a result about to arrive does not cost a wake-up; meanwhile
+  // they poll the task's pool (stop_target::help_wait), as ready() does
+  // once when the task is not finished. On the
   // continuation thread they run queued continuations while they wait: the
   // one they wait for may be among them. These two and on_done throw
   // ferry::error, unless finished, in a process forked from the one that
@@ -75,7 +84,8 @@ class FERRY_EXECUTOR_EXPORT future_state {
   bool wait_until(std::chrono::steady_clock::time_point deadline) const;
   bool ready() const;
   // Runs cb once finished: at once on this thread if it is, else on the
-  // thread that finishes it (the pool's manager thread; keep cb short).
+  // thread that finishes it (the pool's manager thread, or a thread
+  // polling the pool while it waits; keep cb short).
   void on_done(std::function<void()> cb);
 
   // Valid once finished.

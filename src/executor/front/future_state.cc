@@ -52,14 +52,40 @@ std::vector<std::function<void()>> complete(shared_state& s) ABSL_EXCLUSIVE_LOCK
   return std::move(s.callbacks);
 }
 
-// Yields until s is finished or the spin window or deadline passes;
-// whether it finished.
+bool finished(const shared_state& s) {
+  mutex_lock lock(s.mu);
+  return s.now == phase::finished;
+}
+
+// The pool that finishes s, if it is a task of a pool made in this process
+// (a forked child must not touch its parent's workers).
+std::shared_ptr<stop_target> pool_of(const shared_state& s) {
+  if (s.generation != fork_generation()) return nullptr;
+  mutex_lock lock(s.mu);
+  return s.now == phase::finished ? nullptr : s.stopper;
+}
+
+// Tells s's pool that a thread is about to wait for s without polling.
+void announce_wait(const shared_state& s) {
+  if (std::shared_ptr<stop_target> pool = pool_of(s)) pool->announce_wait();
+}
+
+// Polls s's pool and yields until s is finished or the spin window or
+// deadline passes; whether it finished. If not, the pool is told that the
+// thread now blocks.
 bool spin_until(const future_state& s, std::chrono::steady_clock::time_point deadline) {
   const auto until = std::min(deadline, std::chrono::steady_clock::now() + spin_before_blocking);
-  while (std::chrono::steady_clock::now() < until) {
-    if (s.ready()) return true;
+  std::shared_ptr<stop_target> pool = pool_of(data(s));
+  for (;;) {
+    if (finished(data(s))) return true;
+    if (pool) {
+      pool->help_wait();
+      if (finished(data(s))) return true;
+    }
+    if (std::chrono::steady_clock::now() >= until) break;
     std::this_thread::yield();
   }
+  if (pool) pool->announce_wait();
   return false;
 }
 
@@ -192,17 +218,19 @@ namespace {
 // Nothing in a process forked from the one whose pool finishes `s` ever
 // will: waiting there would never end.
 void check_not_forked(const future_state& s) {
-  if (data(s).generation != fork_generation() && !s.ready()) throw_used_after_fork("a future of a pool");
+  if (data(s).generation != fork_generation() && !finished(data(s))) throw_used_after_fork("a future of a pool");
 }
 }  // namespace
 
 void future_state::wait() const {
   check_not_forked(*this);
   if (wait_helper* h = this_thread_helper; h != nullptr && !ready()) {
+    announce_wait(data(*this));
     h->help_until([this] { return ready(); }, std::chrono::steady_clock::time_point::max());
     return;
   }
   if (on_continuation_thread()) {
+    announce_wait(data(*this));
     help_until(*this, std::chrono::steady_clock::time_point::max());
     return;
   }
@@ -214,9 +242,14 @@ void future_state::wait() const {
 
 bool future_state::wait_until(std::chrono::steady_clock::time_point deadline) const {
   check_not_forked(*this);
-  if (wait_helper* h = this_thread_helper; h != nullptr && !ready())
+  if (wait_helper* h = this_thread_helper; h != nullptr && !ready()) {
+    announce_wait(data(*this));
     return h->help_until([this] { return ready(); }, deadline);
-  if (on_continuation_thread()) return help_until(*this, deadline);
+  }
+  if (on_continuation_thread()) {
+    announce_wait(data(*this));
+    return help_until(*this, deadline);
+  }
   if (spin_until(*this, deadline)) return true;
   const shared_state& s = data(*this);
   mutex_lock lock(s.mu);
@@ -227,8 +260,11 @@ bool future_state::wait_until(std::chrono::steady_clock::time_point deadline) co
 
 bool future_state::ready() const {
   const shared_state& s = data(*this);
-  mutex_lock lock(s.mu);
-  return s.now == phase::finished;
+  if (finished(s)) return true;
+  std::shared_ptr<stop_target> pool = pool_of(s);
+  if (!pool) return finished(s);
+  pool->help_wait();
+  return finished(s);
 }
 
 void future_state::on_done(std::function<void()> cb) {
@@ -237,6 +273,8 @@ void future_state::on_done(std::function<void()> cb) {
   mutex_lock lock(s.mu);
   if (s.now != phase::finished) {
     s.callbacks.push_back(std::move(cb));
+    lock.unlock();
+    announce_wait(s);  // nothing may poll for it: its pool's manager watches it
     return;
   }
   lock.unlock();

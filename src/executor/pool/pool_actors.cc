@@ -64,7 +64,7 @@ bool pool_core::send_actor_calls(actor_home& home, dispatch_pass& pass) {
         const bool starting = std::any_of(workers_.begin(), workers_.end(), [](const auto& x) {
           return x->state() == worker_slot::phase::starting;
         });
-        if (!starting && live_workers() < max_workers_ && retry_.may_start(clock::now())) start_worker();
+        if (!starting && live_workers() < max_workers_ && retry_.may_start(dispatched_at_)) start_worker();
         return false;
       }
     } else if (w->state() != worker_slot::phase::idle &&

@@ -76,12 +76,14 @@ pool_core::pool_core(pool_options options, std::string initializer_record, role 
                              "pool_options::worker_program or $FERRY_WORKER");
   wake_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!wake_fd_) throw error(std::string("ferry: eventfd: ") + std::strerror(errno));
-  if (role_.loop == driver::own_thread)
+  if (role_.loop == driver::own_thread) {
+    stops_->set_helper(this);
     manager_.start([this] {
       while (pass(std::nullopt)) {
       }
       observation_.loop_ended();
     });
+  }
 }
 
 pool_core::~pool_core() {
@@ -125,6 +127,12 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attac
     t.parent = parent;
     return t;
   }, parent != 0).second;
+  // The fast path (see the header): the queue was empty, so the task may go
+  // to an idle worker from this thread at once, the manager left asleep.
+  if (before == 0 && role_.loop == driver::own_thread && run_helping_pass(true)) {
+    mutex_lock lock(intake_.mu);
+    if (intake_.pending.empty()) return state;  // else the pass woke the manager
+  }
   // A queue already longer than the pool has had its wake-ups: the manager
   // takes everything queued when it dispatches (starting a worker for each
   // task up to the pool's size), and what it leaves waits for a worker,
@@ -305,13 +313,23 @@ void pool_core::requeue(std::deque<pool_task>& tasks) {
   tasks.clear();
 }
 
-void pool_core::dispatch() {
+void pool_core::dispatch(bool helping) {
+  dispatched_at_ = clock::now();
   dispatch_pass pass;
-  help_waiting_workers(pass);
-  send_all_actor_calls(pass);
+  pass.helping = helping;
+  if (!helping) {
+    help_waiting_workers(pass);
+    send_all_actor_calls(pass);
+  }
   {
     mutex_lock lock(intake_.mu);
     while (!intake_.pending.empty()) {
+      if (helping) {
+        const pool_task& front = intake_.pending.front();
+        if (front.actor.what != actor_route::part::none || front.parent != 0 ||
+            front.body.size() > max_pipelined_inline || front.goes_alone(options_.shared_memory_threshold))
+          break;
+      }
       if (intake_.pending.front().actor.what != actor_route::part::none) {
         pool_task t = std::move(intake_.pending.front());
         intake_.pending.pop_front();
@@ -322,6 +340,7 @@ void pool_core::dispatch() {
       }
       const placement where = place(intake_.pending.front());
       if (where.start_worker) {
+        if (pass.helping) break;
         lock.unlock();
         start_worker();
         lock.lock();
@@ -346,7 +365,7 @@ void pool_core::dispatch() {
   for (auto [w, id] : pass.started)
     if (!w->in_flight().empty() && w->in_flight().front().id == id)
       tell(task_event::kind::started, *w, w->in_flight().front());
-  if (lost) dispatch();  // what a broken channel gave back, to the others
+  if (lost) dispatch(helping);  // what a broken channel gave back, to the others
 }
 
 pool_core::placement pool_core::place(const pool_task& front) {
@@ -355,7 +374,7 @@ pool_core::placement pool_core::place(const pool_task& front) {
   if (idle != workers_.end()) return {idle->get(), false};
   const auto starting = static_cast<std::size_t>(std::count_if(
       workers_.begin(), workers_.end(), [](const auto& w) { return w->state() == worker_slot::phase::starting; }));
-  if (starting < intake_.pending.size() && live_workers() < max_workers_ && retry_.may_start(clock::now()))
+  if (starting < intake_.pending.size() && live_workers() < max_workers_ && retry_.may_start(dispatched_at_))
     return {nullptr, true};
   // With its output captured, a worker is sent nothing before it answers:
   // lines read before its result are then surely its running task's. (No
@@ -681,7 +700,9 @@ std::optional<pool_core::clock::time_point> pool_core::next_timer(clock::time_po
   auto consider = [&](clock::time_point t) { next = next ? std::min(*next, t) : t; };
   for (const auto& w : workers_)
     w->each_deadline(limits_, [&](worker_slot::deadline, clock::time_point at) { consider(at); });
-  if (const auto retry = retry_.next_try(now)) consider(*retry);
+  // From the time dispatch decided not to start a worker yet: a retry due
+  // between that and `now` is still to be tried, not forgotten.
+  if (const auto retry = retry_.next_try(std::min(now, dispatched_at_))) consider(*retry);
   if (const auto spare = spare_.expiry()) consider(*spare);
   return next;
 }
@@ -721,9 +742,17 @@ bool pool_core::turn(std::chrono::microseconds timeout) {
   return pass(std::max(timeout, std::chrono::microseconds(0)));
 }
 
+namespace {
+// This thread runs a pass of a pool's loop, whose loop_mu_ it may hold: a
+// future it polls (an observer's, a callback's) must not run another.
+thread_local bool in_a_pass = false;
+}  // namespace
+
 bool pool_core::pass(std::optional<clock::duration> most) {
+  mutex_lock loop(loop_mu_);
   if (stopped_) return false;
   bool more = false;
+  in_a_pass = true;
   try {
     more = serve_once(most);
   } catch (...) {
@@ -731,6 +760,7 @@ bool pool_core::pass(std::optional<clock::duration> most) {
     // left waiting and no worker left running.
     fail_everything(std::current_exception());
   }
+  in_a_pass = false;
   if (more) return true;
   stop_all_workers();
   stopped_ = true;
@@ -750,24 +780,61 @@ void pool_core::fail_everything(std::exception_ptr error) {
   }
 }
 
+void pool_core::fill_fds(std::vector<pollfd>& fds, bool idle_sockets) const {
+  fds.clear();
+  fds.push_back({wake_fd_.get(), POLLIN, 0});
+  for (const auto& w : workers_) {
+    // An idle worker sends nothing until it is sent a task (its death shows
+    // on its pidfd); one sent a task by a helping pass is polled by that
+    // pass, until announce().
+    const bool idle = w->state() == worker_slot::phase::idle;
+    fds.push_back({idle && !idle_sockets ? -1 : w->socket(), POLLIN, 0});  // -1: ignored
+    fds.push_back({w->pidfd(), POLLIN, 0});
+    fds.push_back({w->output(1), POLLIN, 0});
+    fds.push_back({w->output(2), POLLIN, 0});
+  }
+}
+
+void pool_core::take_ready(const std::vector<pollfd>& fds, bool helping) {
+  if (fds[0].revents != 0) {
+    std::uint64_t count;
+    [[maybe_unused]] const ssize_t n = ::read(wake_fd_.get(), &count, sizeof count);
+  }
+  const std::size_t n = (fds.size() - 1) / 4;  // workers started since are not in fds
+  for (std::size_t i = 0; i < n; ++i) {
+    worker_slot& w = *workers_[i];
+    const pollfd* mine = &fds[1 + 4 * i];
+    if (mine[2].revents != 0 || mine[3].revents != 0) read_all_output(w, false);
+    if (mine[0].revents != 0) w.read(handler_);
+    if (mine[1].revents != 0) on_exit(w);
+  }
+  const std::size_t before = workers_.size();
+  std::erase_if(workers_, [](const auto& w) { return w->reaped(); });
+  if (workers_.size() != before) publish_pids();
+  if (!helping) send_nested_results();  // a nested result may be large: its write may block
+  const clock::time_point end = clock::now();
+  take_stop_requests(end);
+  enforce_timers(end);
+}
+
 bool pool_core::serve_once(std::optional<clock::duration> most) {
+  ++passes_;
+  // What helping passes sent before this one is polled from here on.
+  unannounced_.store(false, std::memory_order_relaxed);
   dispatch();
   if (finished_shutting_down()) return false;
-  fds_.clear();
-  fds_.push_back({wake_fd_.get(), POLLIN, 0});
-  for (const auto& w : workers_) {
-    fds_.push_back({w->socket(), POLLIN, 0});  // each -1 once closed, or not captured: ignored
-    fds_.push_back({w->pidfd(), POLLIN, 0});
-    fds_.push_back({w->output(1), POLLIN, 0});
-    fds_.push_back({w->output(2), POLLIN, 0});
-  }
+  fill_fds(fds_, false);
   const clock::time_point now = clock::now();
   std::optional<clock::duration> wait = most;
   if (const auto timer = next_timer(now)) {
     const clock::duration due = std::max(*timer - now, clock::duration::zero());
     wait = wait ? std::min(*wait, due) : due;
   }
+  manager_wakes_at_ = wait ? now + *wait : clock::time_point::max();
+  manager_workers_ = workers_.size();
+  const std::uint64_t mine = passes_;
   int ready = 0;
+  loop_mu_.unlock();  // while it sleeps, a thread that submits or waits may run a pass
   if (const clock::duration budget = spin_.budget(); budget > clock::duration::zero()) {
     // The low-latency mode (pool_options::spin): poll, yielding the CPU
     // between looks, before sleeping; never past a due timer.
@@ -785,29 +852,76 @@ bool pool_core::serve_once(std::optional<clock::duration> most) {
     }
     ready = ::ppoll(fds_.data(), fds_.size(), wait ? &ts : nullptr, nullptr);
   }
-  if (ready < 0 && errno != EINTR)
-    throw error(std::string("ferry: the pool's poll failed: ") + std::strerror(errno));
+  const int poll_errno = errno;
+  loop_mu_.lock();
+  if (ready < 0 && poll_errno != EINTR)
+    throw error(std::string("ferry: the pool's poll failed: ") + std::strerror(poll_errno));
   spin_.waited(clock::now() - now);
-  if (fds_[0].revents != 0) {
-    std::uint64_t count;
-    [[maybe_unused]] const ssize_t n = ::read(wake_fd_.get(), &count, sizeof count);
+  // A helping pass ran meanwhile: it may have read what this poll saw, and
+  // fds_ may name workers since gone. Look again, not waiting: the pass must
+  // still do its part (the wake-up's count, nested results, a worker's
+  // exit), however often helping passes come.
+  if (passes_ != mine) {
+    fill_fds(fds_, false);
+    timespec zero{};
+    if (::ppoll(fds_.data(), fds_.size(), &zero, nullptr) < 0)
+      for (pollfd& p : fds_) p.revents = 0;
   }
-  const std::size_t n = workers_.size();  // workers started below are not in fds_
-  for (std::size_t i = 0; i < n; ++i) {
-    worker_slot& w = *workers_[i];
-    const pollfd* mine = &fds_[1 + 4 * i];
-    if (mine[2].revents != 0 || mine[3].revents != 0) read_all_output(w, false);
-    if (mine[0].revents != 0) w.read(handler_);
-    if (mine[1].revents != 0) on_exit(w);
-  }
-  const std::size_t before = workers_.size();
-  std::erase_if(workers_, [](const auto& w) { return w->reaped(); });
-  if (workers_.size() != before) publish_pids();
-  send_nested_results();
-  const clock::time_point end = clock::now();
-  take_stop_requests(end);
-  enforce_timers(end);
+  take_ready(fds_, false);
   return true;
+}
+
+bool pool_core::run_helping_pass(bool only_when_idle) {
+  // Captured output is read before the result of the task that wrote it,
+  // and handed to on_output on the manager's thread: the manager's alone.
+  if (in_a_pass || captures_output()) return false;
+  if (!loop_mu_.try_lock()) return false;
+  // Only while nothing waits in the queue: tasks queued are the manager's
+  // (it was woken when the queue stopped being empty), and a waiting thread
+  // that helped then would only contend with it for the workers and the
+  // CPUs. With `only_when_idle`, only while no worker runs a task either.
+  bool quiet = false;
+  {
+    mutex_lock lock(intake_.mu);
+    quiet = intake_.pending.empty();
+  }
+  const bool ran = !stopped_ && (only_when_idle || quiet) &&
+                   (!only_when_idle || std::none_of(workers_.begin(), workers_.end(), [](const auto& w) {
+                     return w->state() != worker_slot::phase::idle;
+                   }));
+  if (ran) {
+    in_a_pass = true;
+    try {
+      ++passes_;
+      dispatch(true);
+      fill_fds(help_fds_, true);
+      help_fds_[0].fd = -1;  // the manager's wake-up is the manager's to read
+      timespec zero{};
+      if (::ppoll(help_fds_.data(), help_fds_.size(), &zero, nullptr) > 0) take_ready(help_fds_, true);
+      unannounced_.store(true, std::memory_order_relaxed);
+      // Wake the manager where its sleep no longer covers what is left:
+      // tasks still queued (large ones, actors' calls, for a worker to
+      // start, or behind busy workers it may not poll), nested results to
+      // send, a worker gone, a timer due sooner (a task's timeout).
+      bool queued = has_replies_.load() || !actors_.empty();
+      {
+        mutex_lock lock(intake_.mu);
+        queued = queued || !intake_.pending.empty();
+      }
+      const auto timer = next_timer(clock::now());
+      if (queued || workers_.size() != manager_workers_ || (timer && *timer < manager_wakes_at_)) wake();
+    } catch (...) {
+      fail_everything(std::current_exception());
+      wake();
+    }
+    in_a_pass = false;
+  }
+  loop_mu_.unlock();
+  return ran;
+}
+
+void pool_core::announce() {
+  if (unannounced_.exchange(false, std::memory_order_relaxed)) wake();
 }
 
 void pool_core::take_stop_requests(clock::time_point now) {

@@ -9,6 +9,15 @@
 //                                  (worker_exit.h), starts workers
 //                                  (start_retry.h) and retires them
 //
+// The fast path of a task waited for at once (submit(f).get()): while the
+// manager sleeps, submit sends the task to an idle worker itself, and the
+// waiting thread, polling (future_state's yields), reads the result
+// itself, both in a pass of the manager's loop run on that thread (help):
+// two wake-ups per task, the worker's and none other, where the manager's
+// hop took three. The manager does not poll the sockets of the workers it
+// left idle; a thread that stops polling (it blocks, or registers a
+// callback) tells it to look again (announce).
+//
 // The parts, each in a file of its own: a worker's state, tasks in flight
 // and deadlines (worker_slot.h); why it ended (worker_exit.h); when to try
 // starting again (start_retry.h); what may be queued (admission.h); the
@@ -16,8 +25,10 @@
 //
 // Thread-safety: submit, shutdown, resize and the getters may be called from
 // any thread; what they share with the manager is guarded by intake_.mu. Only the
-// manager touches workers: a thread of the pool's own, or, for a pool made
-// with driver::caller, the thread that made it, through turn().
+// thread running a pass of the manager loop (holding loop_mu_) touches
+// workers: a thread of the pool's own, or, for a pool made with
+// driver::caller, the thread that made it, through turn(); and, in a pool
+// with a thread of its own, a thread that submits or waits (help).
 #ifndef FERRY_SRC_EXECUTOR_POOL_POOL_CORE_H_
 #define FERRY_SRC_EXECUTOR_POOL_POOL_CORE_H_
 
@@ -79,7 +90,7 @@ struct pool_role {
   std::string host{};  // an MPI agent's host, named in output prefixes; empty otherwise
 };
 
-class pool_core final : public local_pool {
+class pool_core final : public local_pool, private loop_helper {
  public:
   using driver = pool_driver;
   using role = pool_role;
@@ -163,7 +174,23 @@ class pool_core final : public local_pool {
   // timer is due); false once shut down and drained, or after a failure,
   // with the workers then stopped.
   bool pass(std::optional<clock::duration> most);
-  bool serve_once(std::optional<clock::duration> most);
+  bool serve_once(std::optional<clock::duration> most) ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_mu_);
+  // A pass on a thread that submits or waits (loop_helper): sends small
+  // plain tasks queued, reads what has arrived, never sleeps, never blocks
+  // in a write (a stopped worker would hold the caller), never starts a
+  // worker (a worker dies with the thread that started it:
+  // PR_SET_PDEATHSIG), and wakes the manager when its sleep no longer covers
+  // what is left.
+  // Returns at once, false, while another thread runs a pass, or, with
+  // `only_when_idle`, while any worker runs a task (a burst of submits is
+  // the manager's to batch).
+  bool run_helping_pass(bool only_when_idle = false);
+  void help() override { run_helping_pass(); }
+  void announce() override;
+  // The descriptors a pass polls (the sockets of idle workers only when
+  // `idle_sockets`), and what it does with those that are ready.
+  void fill_fds(std::vector<pollfd>& fds, bool idle_sockets) const;
+  void take_ready(const std::vector<pollfd>& fds, bool helping);
   void fail_everything(std::exception_ptr error);
   void wake();
   void start_worker();
@@ -174,11 +201,15 @@ class pool_core final : public local_pool {
   bool any_ready_worker() const;
   // Hands the queue's tasks to workers, starting workers as needed; their
   // messages leave in one write per worker once the queue is done.
-  void dispatch();
+  // `helping`: a helping pass's, which sends only what cannot block it
+  // (small plain tasks, into a socket whose worker has read all before) and
+  // leaves the rest, worker starts included, to the manager.
+  void dispatch(bool helping = false);
   // What one dispatch has done: the workers with messages waiting to leave,
   // and the tasks that run at once (their started event is told once their
   // message left).
   struct dispatch_pass {
+    bool helping = false;
     std::vector<worker_slot*> sent_to;
     std::vector<std::pair<worker_slot*, std::uint64_t>> started;
   };
@@ -273,7 +304,27 @@ class pool_core final : public local_pool {
   // only when one may have come.
   std::uint64_t nested_queued_ = 1;
   start_retry retry_;
-  std::vector<pollfd> fds_;  // of the current pass
+  // When the last dispatch looked at retry_: the next try is timed from it
+  // (next_timer), so that a try falling due between that look and the
+  // manager's sleep still wakes it.
+  clock::time_point dispatched_at_{};
+  // Held by the thread running a pass of the manager loop; the manager
+  // lets go of it while it sleeps in ppoll, so that a thread that submits
+  // or waits may run one (help). The manager's state (workers_, actors_,
+  // the timers) is touched only under it.
+  mutex loop_mu_;
+  // Counts passes: a manager waking from ppoll skips what it saw if a
+  // helping pass ran meanwhile (that may have read it, and changed workers_).
+  std::uint64_t passes_ ABSL_GUARDED_BY(loop_mu_) = 0;
+  // What the manager's sleep covers: when it wakes at the latest, and how
+  // many workers it polls.
+  clock::time_point manager_wakes_at_ ABSL_GUARDED_BY(loop_mu_) = clock::time_point::max();
+  std::size_t manager_workers_ ABSL_GUARDED_BY(loop_mu_) = 0;
+  // A helping pass sent a task whose worker the sleeping manager does not
+  // poll; announce() then wakes it.
+  std::atomic<bool> unannounced_{false};
+  std::vector<pollfd> fds_;  // of the manager's pass; the kernel writes it until ppoll returns
+  std::vector<pollfd> help_fds_ ABSL_GUARDED_BY(loop_mu_);  // of a helping pass
   // The manager's polling before it sleeps (pool_options::spin, at most 1 s).
   spin_policy spin_{std::clamp(options_.spin, std::chrono::microseconds(0), std::chrono::microseconds(1'000'000))};
   bool stopped_ = false;     // the loop ended and the workers were stopped
