@@ -261,9 +261,7 @@ bool future_state::wait_until(std::chrono::steady_clock::time_point deadline) co
 bool future_state::ready() const {
   const shared_state& s = data(*this);
   if (finished(s)) return true;
-  std::shared_ptr<stop_target> pool = pool_of(s);
-  if (!pool) return finished(s);
-  pool->help_wait();
+  if (std::shared_ptr<stop_target> pool = pool_of(s)) pool->help_wait();
   return finished(s);
 }
 

@@ -129,10 +129,8 @@ std::shared_ptr<future_state> pool_core::enqueue(std::string body, fd_list attac
   }, parent != 0).second;
   // The fast path (see the header): the queue was empty, so the task may go
   // to an idle worker from this thread at once, the manager left asleep.
-  if (before == 0 && role_.loop == driver::own_thread && run_helping_pass(true)) {
-    mutex_lock lock(intake_.mu);
-    if (intake_.pending.empty()) return state;  // else the pass woke the manager
-  }
+  // A pass that leaves anything queued wakes the manager itself.
+  if (before == 0 && role_.loop == driver::own_thread && run_helping_pass(true)) return state;
   // A queue already longer than the pool has had its wake-ups: the manager
   // takes everything queued when it dispatches (starting a worker for each
   // task up to the pool's size), and what it leaves waits for a worker,
@@ -340,7 +338,7 @@ void pool_core::dispatch(bool helping) {
       }
       const placement where = place(intake_.pending.front());
       if (where.start_worker) {
-        if (pass.helping) break;
+        if (helping) break;
         lock.unlock();
         start_worker();
         lock.lock();
@@ -876,19 +874,20 @@ bool pool_core::run_helping_pass(bool only_when_idle) {
   // and handed to on_output on the manager's thread: the manager's alone.
   if (in_a_pass || captures_output()) return false;
   if (!loop_mu_.try_lock()) return false;
-  // Only while nothing waits in the queue: tasks queued are the manager's
-  // (it was woken when the queue stopped being empty), and a waiting thread
-  // that helped then would only contend with it for the workers and the
-  // CPUs. With `only_when_idle`, only while no worker runs a task either.
-  bool quiet = false;
-  {
+  // With `only_when_idle` (a submit), only while no worker runs a task.
+  // Otherwise (a waiting thread), only while nothing waits in the queue:
+  // tasks queued are the manager's (it was woken when the queue stopped
+  // being empty), and a waiting thread that helped then would only contend
+  // with it for the workers and the CPUs.
+  const auto all_idle = [&] {
+    return std::all_of(workers_.begin(), workers_.end(),
+                       [](const auto& w) { return w->state() == worker_slot::phase::idle; });
+  };
+  const auto queue_empty = [&] {
     mutex_lock lock(intake_.mu);
-    quiet = intake_.pending.empty();
-  }
-  const bool ran = !stopped_ && (only_when_idle || quiet) &&
-                   (!only_when_idle || std::none_of(workers_.begin(), workers_.end(), [](const auto& w) {
-                     return w->state() != worker_slot::phase::idle;
-                   }));
+    return intake_.pending.empty();
+  };
+  const bool ran = !stopped_ && (only_when_idle ? all_idle() : queue_empty());
   if (ran) {
     in_a_pass = true;
     try {

@@ -13,8 +13,8 @@
 // manager sleeps, submit sends the task to an idle worker itself, and the
 // waiting thread, polling (future_state's yields), reads the result
 // itself, both in a pass of the manager's loop run on that thread (help):
-// two wake-ups per task, the worker's and none other, where the manager's
-// hop took three. The manager does not poll the sockets of the workers it
+// one wake-up per task, the worker's, where the manager's hop each way
+// added two more. The manager does not poll the sockets of the workers it
 // left idle; a thread that stops polling (it blocks, or registers a
 // callback) tells it to look again (announce).
 //
