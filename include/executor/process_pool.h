@@ -68,6 +68,9 @@ class FERRY_EXECUTOR_EXPORT process_pool : public detail::pool_front {
 
   std::size_t max_workers() const;
   // Changes max_workers; surplus idle workers exit, busy ones finish first.
+  // Only workers that are ready count as surplus: a worker still starting
+  // exits once ready if the pool is still over its size, never one that
+  // could serve the queue meanwhile.
   void resize(std::size_t max_workers);
   // Process ids of the live workers.
   std::vector<int> worker_pids() const;

@@ -282,6 +282,14 @@ ferry::function<void()> failing_initializer() {
   return [] { throw std::runtime_error("no database"); };
 }
 
+ferry::function<void()> slow_start_while(std::string path) {
+  return ferry::closure(
+      [](const std::string& p) {
+        if (std::ifstream(p)) std::this_thread::sleep_for(std::chrono::seconds(2));
+      },
+      std::move(path));
+}
+
 ferry::function<std::string(std::string)> echo() {
   return [](std::string s) { return s; };
 }

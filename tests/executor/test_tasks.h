@@ -90,6 +90,7 @@ ferry::function<std::string(std::string)> getenv();
 ferry::function<void()> initializer();                           // sets a flag read by
 ferry::function<bool()> initialized();                           // this one
 ferry::function<void()> failing_initializer();                   // throws "no database"
+ferry::function<void()> slow_start_while(std::string path);      // sleeps 2 s while the file exists
 ferry::function<std::string(std::string)> echo();
 ferry::function<std::size_t(std::string)> length();
 ferry::function<std::string(std::size_t)> make_string();          // n times 'x' 

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -145,6 +146,31 @@ TEST_F(Workers, FailingInitializerIsAStartError) {
   ferry::process_pool pool(o);
   auto e = expect_error<ferry::worker_start_error>([&] { pool.submit(test_tasks::add(), 1, 1).get(); });
   EXPECT_NE(std::string(e.what()).find("initializer failed: no database"), std::string::npos) << e.what();
+}
+
+// A pool resized down while workers start keeps the one that is ready:
+// it retired it once it fell idle, counting the starting ones against the
+// smaller size, and the queue waited for them (each retired in its turn
+// under a resize every few milliseconds: tasks took 300 ms instead of 1).
+TEST_F(Workers, ResizingDownWhileWorkersStartKeepsTheReadyOneServing) {
+  const std::string marker = ::testing::TempDir() + "/ferry_slow_start_" + std::to_string(::getpid());
+  ferry::pool_options o = options(1);
+  o.initializer = test_tasks::slow_start_while(marker);
+  ferry::process_pool pool(o);
+  auto first = pool.submit(test_tasks::pid());
+  const int ready = get_within(first);
+  std::ofstream(marker).put('x');  // workers started from now on take 2 s to be ready
+  auto busy = pool.submit(test_tasks::sleep_ms(), 300);
+  pool.resize(3);
+  std::vector<ferry::future<int>> queued;
+  for (int i = 0; i < 4; ++i) queued.push_back(pool.submit(test_tasks::pid()));
+  std::this_thread::sleep_for(50ms);  // two more workers are starting
+  pool.resize(1);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(get_within(busy), ready);
+  for (auto& f : queued) EXPECT_EQ(get_within(f), ready) << "ran by the worker that was ready";
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1500ms) << "the queue waited for the starting workers";
+  std::remove(marker.c_str());
 }
 
 TEST_F(Workers, MemoryLimitRetiresTheWorkerAfterItsTask) {

@@ -642,11 +642,18 @@ void pool_core::enforce_timers(clock::time_point now) {
   std::size_t surplus = 0;
   bool kill_running = false;
   bool work_waiting = false;
-  const std::size_t alive = live_workers();
+  // Only workers that said ready count against a smaller max_workers:
+  // counting those still starting too, a pool resized down while workers
+  // started retired each one that had become ready in favour of one that
+  // had not, which in its turn was retired once ready, and tasks waited
+  // through that chain
+  // (Workers.ResizingDownWhileWorkersStartKeepsTheReadyOneServing).
+  const auto ready = static_cast<std::size_t>(
+      std::count_if(workers_.begin(), workers_.end(), [](const auto& w) { return w->ready(); }));
   {
     mutex_lock lock(intake_.mu);
     kill_running = intake_.kill_running();
-    surplus = alive > max_workers_ ? alive - max_workers_ : 0;
+    surplus = ready > max_workers_ ? ready - max_workers_ : 0;
     work_waiting = !intake_.pending.empty();
   }
   for (auto& w : workers_) {
