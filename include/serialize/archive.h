@@ -75,7 +75,10 @@ class output_archive : public cereal::OutputArchive<output_archive, cereal::Allo
 
   void saveBinary(const void* data, std::size_t size) {
     if (size >= detail::large_buffer_bytes) [[unlikely]] {
-      out_.reserve(out_.size() + size);
+      // With room for what usually follows (a frame's module directory):
+      // one byte more than the value would double the string into fresh
+      // memory and copy the value again (ferry::dumps of a 64 MiB string).
+      out_.reserve(out_.size() + size + detail::room_after_large_value);
       detail::advise_huge_pages(out_.data(), out_.capacity());
     }
     out_.append(static_cast<const char*>(data), size);

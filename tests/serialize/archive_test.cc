@@ -4,6 +4,7 @@
 // fields that lie.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -110,6 +111,23 @@ TEST(Archive, LargeStringsAndVectorsOfNumbersRoundTrip) {
   }
   EXPECT_EQ(round_trip(std::vector<float>{}), std::vector<float>{});
   EXPECT_EQ(round_trip(std::vector<bool>{true, false, true}), (std::vector<bool>{true, false, true}));
+}
+
+// A large value leaves room for what follows it (a frame's module
+// directory, the next small argument): one byte more once doubled the
+// string into fresh memory and copied the value again, ten times the cost
+// of ferry::dumps of a 64 MiB string (docs/performance.md, row (d)).
+TEST(Archive, WhatFollowsALargeValueFitsWithoutMovingIt) {
+  const std::string large(std::size_t{5} << 20, 'v');
+  std::string out;
+  ferry::output_archive ar(out);
+  ar(std::uint32_t{1}, large);
+  const char* const at = out.data();
+  const std::string tail(1000, 't');
+  for (int i = 0; i < 16; ++i) ar(tail, i);
+  EXPECT_EQ(out.data(), at) << "the large value was copied again";
+  EXPECT_LT(out.capacity(), out.size() + (std::size_t{1} << 20));
+  EXPECT_EQ(ferry::loads<std::string>(ferry::dumps(large)), large);
 }
 
 // A count small enough for the bytes left as bytes, but not as doubles.

@@ -2,7 +2,8 @@
 //
 // The hint that backs a large value's memory with huge pages
 // (src/serialize/buffers/large_buffers.cc): given to the whole 2 MiB pages
-// inside a range, and to nothing outside them.
+// inside a range, and to nothing outside them; the 4 KiB pages at either
+// end of the range outside those are faulted in at once.
 #include <serialize/internal/large_buffers.h>
 
 #include <sys/mman.h>
@@ -37,7 +38,39 @@ bool marked_for_huge_pages(std::uintptr_t address) {
   return false;
 }
 
+// Whether the 4 KiB page at `address` is in memory.
+bool resident(std::uintptr_t address) {
+  unsigned char in = 0;
+  const std::uintptr_t page = address & ~std::uintptr_t{4095};
+  if (::mincore(reinterpret_cast<void*>(page), 4096, &in) != 0) return false;
+  return (in & 1) != 0;
+}
+
 }  // namespace
+
+TEST(LargeBuffers, ThePagesAtEitherEndOutsideTheHugePagesAreFaultedInAndNothingOutsideTheRange) {
+  void* raw = ::mmap(nullptr, 5 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(raw, MAP_FAILED);
+  const std::uintptr_t p = (reinterpret_cast<std::uintptr_t>(raw) + huge - 1) & ~(huge - 1);
+  if (::madvise(reinterpret_cast<void*>(p), huge, MADV_NOHUGEPAGE) != 0) {
+    ::munmap(raw, 5 * huge);
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  }
+  // [p + 8 KiB + 100, p + 3 huge pages + 12 KiB): its first page is partly
+  // outside, its whole huge pages are the second and third.
+  const std::uintptr_t begin = p + 8192 + 100;
+  const std::uintptr_t end = p + 3 * huge + 3 * 4096;
+  ASSERT_FALSE(resident(begin));
+  ferry::detail::advise_huge_pages(reinterpret_cast<void*>(begin), end - begin);
+  EXPECT_FALSE(resident(p + 4096)) << "before the range";
+  EXPECT_TRUE(resident(begin)) << "the page holding the range's first byte";
+  EXPECT_TRUE(resident(p + huge - 1)) << "the head, up to the first huge page";
+  EXPECT_FALSE(resident(p + huge)) << "a huge page faults in when written, as before";
+  EXPECT_TRUE(resident(p + 3 * huge)) << "the tail";
+  EXPECT_TRUE(resident(end - 1));
+  EXPECT_FALSE(resident(end)) << "after the range";
+  ::munmap(raw, 5 * huge);
+}
 
 TEST(LargeBuffers, TheWholeHugePagesInsideTheRangeAndNothingElseAreOfferedHugePages) {
   // Four huge pages, aligned to one: [p, p + 4 * huge).
