@@ -16,6 +16,7 @@
 #include "executor/pool/process_linux.h"
 #include "executor/wire/protocol.h"
 #include "executor/wire/task_exception.h"
+#include "executor/worker/kept_heap.h"
 #include "executor/worker/run_task.h"
 
 namespace ferry::detail {
@@ -58,8 +59,9 @@ thread_local task_server* this_thread_server = nullptr;
 thread_local bool this_thread_runs_task = false;
 
 // The next message, polled for within the spin budget first: nullopt at a
-// clean end of stream.
-std::optional<message> next_message(connection& pool, spin_policy& spin) {
+// clean end of stream. A heap that may hold much free memory gives it back
+// if none comes within kept_heap::idle_after.
+std::optional<message> next_message(connection& pool, spin_policy& spin, kept_heap* heap) {
   const spin_policy::clock::time_point start = spin_policy::clock::now();
   std::optional<message> m;
   if (const spin_policy::clock::duration budget = spin.budget(); budget > budget.zero()) {
@@ -70,6 +72,13 @@ std::optional<message> next_message(connection& pool, spin_policy& spin) {
       if (spin_policy::clock::now() >= until) break;
       ::sched_yield();
     }
+  }
+  if (!m && heap != nullptr && heap->may_hold_much()) {
+    pollfd fd{pool.fd(), POLLIN, 0};
+    int ready;
+    while ((ready = ::poll(&fd, 1, static_cast<int>(kept_heap::idle_after.count()))) < 0 && errno == EINTR) {
+    }
+    if (ready == 0) heap->give_back();
   }
   if (!m) m = pool.read_blocking();
   spin.waited(spin_policy::clock::now() - start);
@@ -149,7 +158,7 @@ int task_server::serve() {
   try {
     pool_.send({protocol::kind::ready});
     for (;;) {
-      std::optional<message> m = next_message(pool_, waiting_);
+      std::optional<message> m = next_message(pool_, waiting_, settings_.heap);
       if (!m || handle(*m) == next::exit || retiring_) return protocol::served_status;
     }
   } catch (const protocol_error& e) {

@@ -44,12 +44,16 @@
 namespace ferry::detail {
 
 class nested_queue;
+class kept_heap;
 
 class task_server final : public wait_helper {
  public:
   struct settings {
     std::uint64_t memory_limit = 0;  // pool_options::max_worker_memory; 0: none
     std::chrono::microseconds spin{0};
+    // The process's heap, kept between tasks and given back once idle
+    // (kept_heap.h), or null; outlives the server.
+    kept_heap* heap = nullptr;
   };
   task_server(connection& pool, settings s, task_stop& stop);
   ~task_server();

@@ -2,7 +2,6 @@
 #include "executor/worker/worker_loop.h"
 
 #include <fcntl.h>
-#include <malloc.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 
 #include "executor/pool/crash_report.h"
 #include "executor/worker/inner_threads.h"
+#include "executor/worker/kept_heap.h"
 #include "executor/worker/task_server.h"
 #include "executor/wire/connection.h"
 #include "executor/pool/process_linux.h"
@@ -93,19 +93,6 @@ std::variant<served_config, int> greet(connection& pool, worker_home home) {
   }
 }
 
-// glibc serves a block of 32 MiB or more with its own mmap and unmaps it
-// when freed: each task with a large argument or result (a 64 MiB vector)
-// paid its page faults and the clearing of fresh pages again, both for
-// decoding the argument and for encoding the result. Without a memory
-// limit, the worker keeps such blocks in its heap for the next task
-// instead; with one, it gives them back, so as not to retire for memory it
-// does not use.
-void keep_freed_blocks(std::uint64_t memory_limit) {
-  if (memory_limit != 0) return;
-  ::mallopt(M_MMAP_MAX, 0);
-  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
-}
-
 }  // namespace
 
 int worker_loop(int fd, worker_home home) {
@@ -115,9 +102,10 @@ int worker_loop(int fd, worker_home home) {
   std::variant<served_config, int> greeting = greet(pool, home);
   if (const int* status = std::get_if<int>(&greeting)) return *status;
   served_config& config = std::get<served_config>(greeting);
-  if (home == worker_home::own_process) keep_freed_blocks(config.memory_limit);
+  std::optional<kept_heap> heap;
+  if (home == worker_home::own_process && config.memory_limit == 0) heap.emplace();
   task_stop stop(std::move(config.stop_pipe));
-  task_server server(pool, {config.memory_limit, config.spin}, stop);
+  task_server server(pool, {config.memory_limit, config.spin, heap ? &*heap : nullptr}, stop);
   return server.serve();
 }
 

@@ -1,0 +1,99 @@
+// Copyright ferry authors.
+//
+// A worker's heap (src/executor/worker/kept_heap.h): the memory of a large
+// value freed by one task stays for the next, until give_back returns it.
+// kept_heap changes the allocator of the whole process it is made in, and
+// glibc serves a thread from the heap only while no other thread took its
+// arena: each case runs in a fresh process, this program run again for
+// that one test, as a worker's serving thread would (its main thread).
+#include "executor/worker/kept_heap.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+extern char** environ;
+
+namespace {
+
+using ferry::detail::kept_heap;
+
+constexpr std::size_t mib = std::size_t{1} << 20;
+constexpr const char* child_variable = "FERRY_KEPT_HEAP_TEST_CHILD";
+
+// This process's resident anonymous memory (RssAnon in its status).
+std::size_t anonymous_resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("RssAnon:", 0) == 0) return std::stoul(line.substr(8)) * 1024;
+  return 0;
+}
+
+// In the process this test runs in: runs this program again for the
+// current test alone, where `check` runs, and returns its exit status (the
+// number of the first expectation that failed; 0: none). In that process:
+// exits with what `check` returns.
+template <class Check>
+int in_fresh_process(Check check) {
+  if (std::getenv(child_variable) != nullptr) std::_Exit(check());
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string filter = std::string("--gtest_filter=") + test->test_suite_name() + "." + test->name();
+  std::string self = "/proc/self/exe";
+  char* argv[] = {self.data(), filter.data(), nullptr};
+  ::setenv(child_variable, "1", 1);
+  pid_t child = -1;
+  const int spawned = ::posix_spawn(&child, self.c_str(), nullptr, nullptr, argv, environ);
+  ::unsetenv(child_variable);
+  int status = 0;
+  if (spawned != 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+// A 64 MiB block written and freed, as a task's argument would be.
+void use_and_free_64_mib() {
+  char* block = static_cast<char*>(std::malloc(64 * mib));
+  std::memset(block, 'v', 64 * mib);
+  // The compiler must not drop the block, which nothing reads.
+  asm volatile("" : : "r"(block) : "memory");
+  std::free(block);
+}
+
+TEST(KeptHeap, ALargeBlockFreedStaysInMemoryUntilGivenBack) {
+#if defined(FERRY_UNDER_ASAN) || defined(FERRY_UNDER_TSAN)
+  GTEST_SKIP() << "a sanitizer's allocator is not glibc's";
+#endif
+  EXPECT_EQ(in_fresh_process([] {
+              kept_heap heap;
+              if (heap.may_hold_much()) return 1;
+              const std::size_t before = anonymous_resident_bytes();
+              use_and_free_64_mib();
+              if (!heap.may_hold_much()) return 2;
+              if (anonymous_resident_bytes() < before + 60 * mib) return 3;  // kept
+              heap.give_back();
+              if (anonymous_resident_bytes() > before + 4 * mib) return 4;  // given back
+              if (heap.may_hold_much()) return 5;
+              return 0;
+            }),
+            0);
+}
+
+TEST(KeptHeap, WithoutItALargeBlockFreedLeavesAtOnce) {
+#if defined(FERRY_UNDER_ASAN) || defined(FERRY_UNDER_TSAN)
+  GTEST_SKIP() << "a sanitizer's allocator is not glibc's";
+#endif
+  EXPECT_EQ(in_fresh_process([] {
+              const std::size_t before = anonymous_resident_bytes();
+              use_and_free_64_mib();
+              return anonymous_resident_bytes() > before + 4 * mib ? 1 : 0;
+            }),
+            0);
+}
+
+}  // namespace
