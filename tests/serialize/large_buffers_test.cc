@@ -46,16 +46,32 @@ bool resident(std::uintptr_t address) {
   return (in & 1) != 0;
 }
 
+// Five huge pages of fresh memory, `p` its first 2 MiB boundary (four
+// whole huge pages from there), unmapped when it goes.
+struct region {
+  region() : raw(::mmap(nullptr, 5 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) {
+    if (raw != MAP_FAILED) p = (reinterpret_cast<std::uintptr_t>(raw) + huge - 1) & ~(huge - 1);
+  }
+  ~region() {
+    if (raw != MAP_FAILED) ::munmap(raw, 5 * huge);
+  }
+  region(const region&) = delete;
+  region& operator=(const region&) = delete;
+  // Marks the first huge page "no huge pages"; false where the kernel has
+  // no transparent huge pages to mark.
+  bool marks_huge_pages() const { return ::madvise(reinterpret_cast<void*>(p), huge, MADV_NOHUGEPAGE) == 0; }
+
+  void* raw;
+  std::uintptr_t p = 0;
+};
+
 }  // namespace
 
 TEST(LargeBuffers, ThePagesAtEitherEndOutsideTheHugePagesAreFaultedInAndNothingOutsideTheRange) {
-  void* raw = ::mmap(nullptr, 5 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(raw, MAP_FAILED);
-  const std::uintptr_t p = (reinterpret_cast<std::uintptr_t>(raw) + huge - 1) & ~(huge - 1);
-  if (::madvise(reinterpret_cast<void*>(p), huge, MADV_NOHUGEPAGE) != 0) {
-    ::munmap(raw, 5 * huge);
-    GTEST_SKIP() << "this kernel has no transparent huge pages";
-  }
+  const region r;
+  ASSERT_NE(r.raw, MAP_FAILED);
+  if (!r.marks_huge_pages()) GTEST_SKIP() << "this kernel has no transparent huge pages";
+  const std::uintptr_t p = r.p;
   // [p + 8 KiB + 100, p + 3 huge pages + 12 KiB): its first page is partly
   // outside, its whole huge pages are the second and third.
   const std::uintptr_t begin = p + 8192 + 100;
@@ -69,18 +85,14 @@ TEST(LargeBuffers, ThePagesAtEitherEndOutsideTheHugePagesAreFaultedInAndNothingO
   EXPECT_TRUE(resident(p + 3 * huge)) << "the tail";
   EXPECT_TRUE(resident(end - 1));
   EXPECT_FALSE(resident(end)) << "after the range";
-  ::munmap(raw, 5 * huge);
 }
 
 TEST(LargeBuffers, TheWholeHugePagesInsideTheRangeAndNothingElseAreOfferedHugePages) {
   // Four huge pages, aligned to one: [p, p + 4 * huge).
-  void* raw = ::mmap(nullptr, 5 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(raw, MAP_FAILED);
-  const std::uintptr_t p = (reinterpret_cast<std::uintptr_t>(raw) + huge - 1) & ~(huge - 1);
-  if (::madvise(reinterpret_cast<void*>(p), huge, MADV_NOHUGEPAGE) != 0) {
-    ::munmap(raw, 5 * huge);
-    GTEST_SKIP() << "this kernel has no transparent huge pages";
-  }
+  const region r;
+  ASSERT_NE(r.raw, MAP_FAILED);
+  if (!r.marks_huge_pages()) GTEST_SKIP() << "this kernel has no transparent huge pages";
+  const std::uintptr_t p = r.p;
   // From inside the first huge page to inside the fourth: whole ones are the second and third.
   ferry::detail::advise_huge_pages(reinterpret_cast<void*>(p + 4096), 3 * huge);
   EXPECT_FALSE(marked_for_huge_pages(p + 4096));
@@ -90,5 +102,4 @@ TEST(LargeBuffers, TheWholeHugePagesInsideTheRangeAndNothingElseAreOfferedHugePa
   // A range holding no whole huge page changes nothing.
   ferry::detail::advise_huge_pages(reinterpret_cast<void*>(p + 3 * huge + 4096), huge);
   EXPECT_FALSE(marked_for_huge_pages(p + 3 * huge + 4096));
-  ::munmap(raw, 5 * huge);
 }
