@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <vector>
 
 extern char** environ;
 
@@ -47,10 +48,15 @@ int in_fresh_process(Check check) {
   std::string filter = std::string("--gtest_filter=") + test->test_suite_name() + "." + test->name();
   std::string self = "/proc/self/exe";
   char* argv[] = {self.data(), filter.data(), nullptr};
-  ::setenv(child_variable, "1", 1);
+  // This environment and the variable, without setenv: other threads of
+  // this program may read the environment meanwhile.
+  std::string mark = std::string(child_variable) + "=1";
+  std::vector<char*> env;
+  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
+  env.push_back(mark.data());
+  env.push_back(nullptr);
   pid_t child = -1;
-  const int spawned = ::posix_spawn(&child, self.c_str(), nullptr, nullptr, argv, environ);
-  ::unsetenv(child_variable);
+  const int spawned = ::posix_spawn(&child, self.c_str(), nullptr, nullptr, argv, env.data());
   int status = 0;
   if (spawned != 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
   return WEXITSTATUS(status);
