@@ -175,6 +175,22 @@ TEST_F(LargeValues, AnIdleWorkerGivesBackTheMemoryOfItsLargeValues) {
 }
 #endif
 
+// After a large task, the worker's wait before it gives memory back watches
+// for new input: a task already read with the one before it (tasks sent in
+// one write) must run at once, not after that wait.
+TEST_F(LargeValues, SmallTasksQueuedAfterALargeOneRunWithoutWaiting) {
+  ferry::process_pool pool(options(1));
+  auto f = pool.submit(test_tasks::make_string(), 48 * mib);
+  EXPECT_EQ(get_within(f).size(), 48 * mib);
+  for (int round = 0; round < 3; ++round) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<ferry::future<int>> small;
+    for (int i = 0; i < 50; ++i) small.push_back(pool.submit(test_tasks::add(), i, 1));
+    for (int i = 0; i < 50; ++i) EXPECT_EQ(get_within(small[static_cast<std::size_t>(i)]), i + 1);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(900)) << "round " << round;
+  }
+}
+
 // A worker started while others hold large bodies (by fork, a copy of the
 // pool's process) inherits none of their files, mapped or open: they would
 // keep that memory alive for as long as it lives.

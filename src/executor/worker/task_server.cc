@@ -73,7 +73,9 @@ std::optional<message> next_message(connection& pool, spin_policy& spin, kept_he
       ::sched_yield();
     }
   }
-  if (!m && heap != nullptr && heap->may_hold_much()) {
+  // A message already read (it came in one read with the one before) is
+  // not new input on the socket: poll would wait out idle_after for it.
+  if (!m && heap != nullptr && heap->may_hold_much() && !(m = pool.next())) {
     pollfd fd{pool.fd(), POLLIN, 0};
     int ready;
     while ((ready = ::poll(&fd, 1, static_cast<int>(kept_heap::idle_after.count()))) < 0 && errno == EINTR) {
