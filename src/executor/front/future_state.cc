@@ -222,23 +222,7 @@ void check_not_forked(const future_state& s) {
 }
 }  // namespace
 
-void future_state::wait() const {
-  check_not_forked(*this);
-  if (wait_helper* h = this_thread_helper; h != nullptr && !ready()) {
-    announce_wait(data(*this));
-    h->help_until([this] { return ready(); }, std::chrono::steady_clock::time_point::max());
-    return;
-  }
-  if (on_continuation_thread()) {
-    announce_wait(data(*this));
-    help_until(*this, std::chrono::steady_clock::time_point::max());
-    return;
-  }
-  if (spin_until(*this, std::chrono::steady_clock::time_point::max())) return;
-  const shared_state& s = data(*this);
-  mutex_lock lock(s.mu);
-  while (s.now != phase::finished) s.cv.wait(lock.native());
-}
+void future_state::wait() const { (void)wait_until(std::chrono::steady_clock::time_point::max()); }
 
 bool future_state::wait_until(std::chrono::steady_clock::time_point deadline) const {
   check_not_forked(*this);
@@ -253,15 +237,26 @@ bool future_state::wait_until(std::chrono::steady_clock::time_point deadline) co
   if (spin_until(*this, deadline)) return true;
   const shared_state& s = data(*this);
   mutex_lock lock(s.mu);
-  while (s.now != phase::finished)
-    if (s.cv.wait_until(lock.native(), deadline) == std::cv_status::timeout) return s.now == phase::finished;
+  while (s.now != phase::finished) {
+    if (deadline == std::chrono::steady_clock::time_point::max())
+      s.cv.wait(lock.native());  // wait(): no deadline to compute a timeout from
+    else if (s.cv.wait_until(lock.native(), deadline) == std::cv_status::timeout)
+      return s.now == phase::finished;
+  }
   return true;
 }
 
 bool future_state::ready() const {
+  // The state's lock once, and once more after polling the pool.
   const shared_state& s = data(*this);
-  if (finished(s)) return true;
-  if (std::shared_ptr<stop_target> pool = pool_of(s)) pool->help_wait();
+  std::shared_ptr<stop_target> pool;
+  {
+    mutex_lock lock(s.mu);
+    if (s.now == phase::finished) return true;
+    if (s.generation == fork_generation()) pool = s.stopper;
+  }
+  if (pool == nullptr) return false;
+  pool->help_wait();
   return finished(s);
 }
 
