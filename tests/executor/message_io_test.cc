@@ -189,6 +189,66 @@ TEST(MessageIo, AReaderWaitingForItsNextMessageSleepsWhileThePeerReadsWhatItSent
   EXPECT_EQ(got->body->view(), "next task");
 }
 
+TEST(MessageIo, WaitingForInputReturnsFalseOnceItsTimePassesWithNoneCome) {
+  socket_pair s;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(ferry::detail::wait_for_input(s.b, std::chrono::milliseconds(30)));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(30));
+  EXPECT_FALSE(ferry::detail::wait_for_input(s.b, std::chrono::milliseconds(0)));
+}
+
+TEST(MessageIo, WaitingForInputReturnsAsSoonAsInputComes) {
+  socket_pair s;
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    write_message(s.a, nullptr, {protocol::kind::task, 1, "soon"}, 1u << 20);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const bool came = ferry::detail::wait_for_input(s.b, std::chrono::seconds(30));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  writer.join();
+  EXPECT_TRUE(came);
+  EXPECT_LT(waited, std::chrono::seconds(10));
+  message_reader r(1024);
+  ASSERT_EQ(r.fill(s.b), message_reader::fill_result::data);
+  EXPECT_EQ(r.next()->body->view(), "soon");
+}
+
+TEST(MessageIo, WaitingForInputSeesAPeerThatIsGone) {
+  socket_pair s;
+  ::close(s.a);
+  s.a = -1;
+  EXPECT_TRUE(ferry::detail::wait_for_input(s.b, std::chrono::seconds(30)));
+  message_reader r(1024);
+  EXPECT_EQ(r.fill(s.b), message_reader::fill_result::end);
+}
+
+// Signals every 5 ms while a worker waits 200 ms for its next task (a
+// profiler's timer, say): each one restarted the whole wait, so it never
+// ended. It ends when its time is up.
+TEST(MessageIo, SignalsMoreOftenThanTheWaitDoNotMakeItEndless) {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;  // no SA_RESTART
+  sigaction(SIGUSR1, &sa, nullptr);
+  socket_pair s;
+  std::atomic<bool> done{false};
+  std::atomic<bool> came{true};
+  std::thread waiter([&] {
+    came = ferry::detail::wait_for_input(s.b, std::chrono::milliseconds(200));
+    done = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  while (!done && std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
+    pthread_kill(waiter.native_handle(), SIGUSR1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const bool ended = done;
+  if (!ended) write_message(s.a, nullptr, {protocol::kind::task, 1, "end it"}, 1u << 20);
+  waiter.join();
+  EXPECT_TRUE(ended) << "the wait was still going after 20 s of signals";
+  EXPECT_FALSE(came);
+}
+
 TEST(MessageIo, PeerClosesMidMessage) {
   socket_pair s;
   const std::string bytes = encoded(protocol::kind::result, 1, "cut off here");

@@ -10,6 +10,7 @@
 #ifndef FERRY_SRC_EXECUTOR_WIRE_CONNECTION_H_
 #define FERRY_SRC_EXECUTOR_WIRE_CONNECTION_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -72,6 +73,10 @@ class connection {
   message_reader::fill_result fill() { return reader_.fill(socket_.get()); }
   std::optional<message> next() { return reader_.next(); }
   std::optional<message> read_blocking() { return reader_.read_blocking(socket_.get()); }
+  // Sleeps until input arrives or `most` passes (wait_for_input in
+  // message_io.h); whether it came. A message already buffered is not
+  // input: ask next() first.
+  bool wait_for_input(std::chrono::milliseconds most) { return detail::wait_for_input(socket_.get(), most); }
 
  private:
   void write(const outgoing& m, channel_auth* auth);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 #include "executor/wire/shared_memory_linux.h"
@@ -59,10 +60,10 @@ namespace {
   throw protocol_error(std::string(what) + ": " + std::strerror(errno));
 }
 
-// Sleeps until fd is ready for `events` (through a signal too); false if
-// poll failed, errno saying why.
-bool wait_for(int fd, short events) noexcept {
-  pollfd p{fd, events, 0};
+// Sleeps until fd has room to write (through a signal too); false if poll
+// failed, errno saying why.
+bool wait_for_room(int fd) noexcept {
+  pollfd p{fd, POLLOUT, 0};
   int ready;
   while ((ready = ::poll(&p, 1, -1)) < 0 && errno == EINTR) {
   }
@@ -93,7 +94,7 @@ std::size_t send_all(int fd, iovec* iov, int iovcnt, std::span<const int> pass) 
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        wait_for(fd, POLLOUT);
+        wait_for_room(fd);
         continue;
       }
       return sent;
@@ -239,8 +240,26 @@ std::optional<message> message_reader::read_blocking(int fd) {
     // sleepers that there is room to write), so a worker waiting for its
     // next task was woken for nothing as the pool read each result: one
     // context switch more per task (executor_bench hops).
-    if (!wait_for(fd, POLLIN)) throw_errno("waiting for a message");
+    (void)wait_for_input(fd, std::nullopt);
     if (fill(fd) == fill_result::end) return std::nullopt;
+  }
+}
+
+bool wait_for_input(int fd, std::optional<std::chrono::milliseconds> most) {
+  using clock = std::chrono::steady_clock;
+  const clock::time_point deadline = most ? clock::now() + *most : clock::time_point::max();
+  for (;;) {
+    int timeout = -1;
+    if (most) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now()).count();
+      timeout = static_cast<int>(std::clamp<std::chrono::milliseconds::rep>(left, 0, INT_MAX));
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, timeout);
+    if (ready >= 0) return ready > 0;
+    // A signal: wait again, for what is left of the time only, so that
+    // signals coming more often than `most` cannot make the wait endless.
+    if (errno != EINTR) throw_errno("waiting for a message");
   }
 }
 

@@ -10,6 +10,7 @@
 #ifndef FERRY_SRC_EXECUTOR_WIRE_MESSAGE_IO_H_
 #define FERRY_SRC_EXECUTOR_WIRE_MESSAGE_IO_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -94,6 +95,12 @@ struct outgoing {
   std::uint8_t flags = 0;
   std::span<const int> attachments = {};
 };
+
+// Sleeps until fd has input, or its peer is gone (the next read says so),
+// or `most` has passed (nullopt: no bound); whether input came. A signal
+// does not restart the wait: it goes on for what is left of `most`. Throws
+// protocol_error if poll fails.
+bool wait_for_input(int fd, std::optional<std::chrono::milliseconds> most);
 
 // Sends `m`, signed by `auth` unless it is null (the hello only). A body
 // larger than `shared_memory_threshold` goes through one of `reuse`'s files

@@ -1,12 +1,10 @@
 // Copyright ferry authors.
 #include "executor/worker/task_server.h"
 
-#include <poll.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <thread>
 
@@ -75,13 +73,9 @@ std::optional<message> next_message(connection& pool, spin_policy& spin, kept_he
   }
   // A message already read (it came in one read with the one before) is
   // not new input on the socket: poll would wait out idle_after for it.
-  if (!m && heap != nullptr && heap->may_hold_much() && !(m = pool.next())) {
-    pollfd fd{pool.fd(), POLLIN, 0};
-    int ready;
-    while ((ready = ::poll(&fd, 1, static_cast<int>(kept_heap::idle_after.count()))) < 0 && errno == EINTR) {
-    }
-    if (ready == 0) heap->give_back();
-  }
+  if (!m && heap != nullptr && heap->may_hold_much() && !(m = pool.next()) &&
+      !pool.wait_for_input(kept_heap::idle_after))
+    heap->give_back();
   if (!m) m = pool.read_blocking();
   spin.waited(spin_policy::clock::now() - start);
   return m;
@@ -240,11 +234,8 @@ bool task_server::help_until(const std::function<bool()>& done, std::chrono::ste
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) break;
       const auto slice = std::min<std::chrono::steady_clock::duration>(deadline - now, wait_slice);
-      pollfd fd{pool_.fd(), POLLIN, 0};
-      const int ready =
-          ::poll(&fd, 1, static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count()));
-      if (ready < 0 && errno != EINTR) throw protocol_error("poll on the pool's connection failed");
-      if (ready > 0 && pool_.fill() == message_reader::fill_result::end)
+      if (pool_.wait_for_input(std::chrono::ceil<std::chrono::milliseconds>(slice)) &&
+          pool_.fill() == message_reader::fill_result::end)
         throw protocol_error("the pool closed the connection while a task waited for a nested task");
     }
     if (told) pool_.send({protocol::kind::resumed, running_.back()});
