@@ -9,7 +9,7 @@
 // hosts, so a scan over every agent per task would cost rank 0 the square
 // of the hosts (docs/performance.md, "Many hosts").
 //
-// Thread-safety: none; the manager thread owns it.
+// Thread-safety: none; rank 0's turns use it, one thread at a time (mpi_core.h).
 #ifndef FERRY_SRC_MPI_AGENT_ROOMS_H_
 #define FERRY_SRC_MPI_AGENT_ROOMS_H_
 

@@ -9,8 +9,9 @@
 // and in order, so that no MPI call counts more than an int holds (OpenMPI
 // 4.1 has no large-count calls).
 //
-// Thread-safety: none; one thread per process calls MPI (the pool's
-// manager thread on rank 0, the agent's loop elsewhere).
+// Thread-safety: none; one thread at a time per process calls MPI (on rank
+// 0, whichever thread takes the pool's turn: mpi_core.h; the agent's loop
+// elsewhere).
 #ifndef FERRY_SRC_MPI_MPI_CHANNEL_H_
 #define FERRY_SRC_MPI_MPI_CHANNEL_H_
 

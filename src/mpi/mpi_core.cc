@@ -25,6 +25,24 @@ constexpr std::chrono::seconds hello_timeout{60};
 // often an agent's rate is sampled.
 constexpr std::size_t max_in_flight_per_worker = 64;
 constexpr std::chrono::milliseconds sample_period{1};
+// How long the manager naps while a thread polls for its answers (help),
+// and how recent that thread's last poll must be. It wakes from each nap
+// for a turn of its own: the answer of a task nobody waits for is read
+// within about this long.
+constexpr std::chrono::microseconds helped_nap{1000};
+
+// This thread takes a turn of a pool's loop, whose turn_mu_ it holds: a
+// future it polls (a callback's) must not take another.
+thread_local bool in_a_turn = false;
+
+// Marks this thread as taking a turn while it lives.
+class turn_scope {
+ public:
+  turn_scope() { in_a_turn = true; }
+  ~turn_scope() { in_a_turn = false; }
+  turn_scope(const turn_scope&) = delete;
+  turn_scope& operator=(const turn_scope&) = delete;
+};
 
 }  // namespace
 
@@ -61,14 +79,17 @@ mpi_core::mpi_core(mpi_pool_options options) : options_(std::move(options)) {
   check_can_make_pool(j, options_);
   mpi::begin_pool(j);
   try {
+    mutex_lock turn(turn_mu_);
     find_agents(j);
     channel_ = std::make_unique<mpi::channel>(j.comm, options_.max_piece);
     bell_ = j.bell_of(0);
     configure_agents(j);
+    for (const agent& a : agents_) hosts_.push_back(a.host);
   } catch (...) {
     abandon_start(j);
     throw;
   }
+  stops_->set_helper(this);
   j.shut_running_pool.set(this, [this] { shutdown({.cancel_pending = true}); });
   manager_.start([this] {
     run();
@@ -170,36 +191,75 @@ std::shared_ptr<future_state> mpi_core::submit_task(const task_writer& task, std
   auto state = make_future_state();
   auto& e = std::get<protocol::encoded_task>(encoded);
   const task_settings settings = task.settings();
-  intake_.submit(observer(), count, settings.name, [&](std::uint64_t id) {
+  const std::size_t before = intake_.submit(observer(), count, settings.name, [&](std::uint64_t id) {
     state->bind_stop_target(stops_, id);
+    news_.fetch_add(1);  // under intake_.mu, as wake_manager's
     return mpi_core::task{
         {id, std::move(e.body), state, settings.timeout, std::string(settings.name), count,
          queue_priority(settings),
          settings.actor},
         std::move(e.modules)};
-  });
-  submits_.fetch_add(1);
+  }).second;
+  // The fast path (see the header): nothing was queued or in flight, so
+  // the task leaves from this thread, the manager left asleep.
+  if (before == 0 && help_turn(true)) {
+    // A manager asleep until a heartbeat is due would leave the answer of
+    // a task nobody waits for unread that long: it naps from now on.
+    if (manager_idle_.load()) cv_.notify_one();
+    return state;
+  }
   cv_.notify_one();
   if (bell_ != nullptr) bell_->ring();
   return state;
 }
 
+void mpi_core::wake_manager() {
+  {
+    mutex_lock lock(intake_.mu);
+    news_.fetch_add(1);
+  }
+  cv_.notify_one();
+  if (bell_ != nullptr) bell_->ring();
+}
+
+bool mpi_core::help_turn(bool only_when_idle) {
+  if (in_a_turn || !turn_mu_.try_lock()) return false;
+  bool ran = false;
+  try {
+    turn_scope scope;
+    bool closed;
+    {
+      mutex_lock lock(intake_.mu);
+      closed = intake_.closed();
+    }
+    if (!closed && (!only_when_idle || rooms_.in_flight() == 0)) {
+      last_help_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+      (void)take_turn();
+      ran = true;
+    }
+  } catch (...) {
+    turn_mu_.unlock();
+    throw;
+  }
+  turn_mu_.unlock();
+  if (!ran) return false;
+  mutex_lock lock(intake_.mu);
+  return intake_.pending.empty();
+}
+
+void mpi_core::announce() {
+  last_help_.store(0, std::memory_order_relaxed);
+  wake_manager();
+}
+
 void mpi_core::shutdown(shutdown_options how) {
-  close_intake(intake_, how, [this] {
-    submits_.fetch_add(1);
-    cv_.notify_one();
-    if (bell_ != nullptr) bell_->ring();
-  });
+  close_intake(intake_, how, [this] { wake_manager(); });
   if (how.wait) manager_.join();
 }
 
 bool mpi_core::is_shutdown() const { return intake_.is_closed(); }
 
-std::vector<std::string> mpi_core::hosts() const {
-  std::vector<std::string> out;
-  for (const agent& a : agents_) out.push_back(a.host);
-  return out;
-}
+std::vector<std::string> mpi_core::hosts() const { return hosts_; }
 
 void mpi_core::on_message(mpi::message m) {
   const auto source = static_cast<std::size_t>(m.source);
@@ -333,7 +393,23 @@ void mpi_core::fail_sent(agent& a, const std::exception_ptr& error) {
   a.in_flight.clear();
 }
 
-void mpi_core::wait_for_news(mpi::idle_backoff& backoff, std::uint64_t submits_seen) {
+void mpi_core::wait_for_news(mpi::idle_backoff& backoff, std::uint64_t news_seen, bool idle) {
+  const auto news = [&] { return news_.load() != news_seen; };
+  const auto since_help = std::chrono::steady_clock::now() -
+                          std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(last_help_.load()));
+  if (since_help < helped_nap) {
+    mutex_lock lock(intake_.mu);
+    cv_.wait_for(lock.native(), helped_nap, news);
+    backoff.reset();  // a nap is not a sign of contention
+    return;
+  }
+  if (idle) {
+    mutex_lock lock(intake_.mu);
+    manager_idle_.store(true);
+    cv_.wait_for(lock.native(), mpi::heartbeat_for(options_.agent_timeout), news);
+    manager_idle_.store(false);
+    return;
+  }
   const std::chrono::microseconds pause = backoff.next();
   if (pause.count() == 0) {
     backoff.yield();
@@ -343,36 +419,59 @@ void mpi_core::wait_for_news(mpi::idle_backoff& backoff, std::uint64_t submits_s
     std::this_thread::sleep_for(pause);
     return;
   }
-  bell_->sleep_unless([&] { return submits_.load() != submits_seen || channel_->pending(); }, pause);
+  // The bell's protocol (doorbell_linux.h), with MPI asked under the turn's lock.
+  const std::uint32_t armed = bell_->arm();
+  bool pending = news();
+  if (!pending) {
+    mutex_lock turn(turn_mu_);
+    pending = channel_->pending();
+  }
+  if (pending) {
+    bell_->disarm();
+    return;
+  }
+  bell_->sleep(armed, pause);
 }
 
-// One turn: what may go to an agent is taken from the queue under the
-// lock, then sent, answers read, and the agents looked at once a sample
-// period; the thread sleeps only when a turn did nothing.
+// One turn: what may go to an agent is taken from the queue, then sent,
+// answers read, and the agents looked at once a sample period.
+mpi_core::turn_outcome mpi_core::take_turn() {
+  turn_plan plan = take_tasks();
+  for (auto& [t, why] : plan.refused) t.state->fail(why);
+  send_tasks(plan.to_send);
+  send_stop_requests();
+  const auto [did_read, sending] = read_answers();
+  // Each pass over every agent at most once a sample period, however many
+  // messages arrive: their number grows with the agents too.
+  if (const auto now = std::chrono::steady_clock::now(); now >= next_look_) {
+    check_agents();
+    update_windows(now);
+    next_look_ = now + sample_period;
+  }
+  return {.did = did_read || !plan.to_send.empty(), .sending = sending, .idle = plan.idle,
+          .finished = plan.finished, .kill = plan.kill};
+}
+
+// The manager's loop: a turn, then, when it did nothing, a wait without
+// the turn's lock, so that a thread that submits or waits may take one.
 void mpi_core::run() {
   mpi::idle_backoff backoff;
-  auto next_pass = std::chrono::steady_clock::now();
-  turn_plan plan;
   for (;;) {
-    const std::uint64_t submits_seen = submits_.load();
-    plan = take_tasks();
-    for (auto& [t, why] : plan.refused) t.state->fail(why);
-    send_tasks(plan.to_send);
-    send_stop_requests();
-    const auto [did_read, sending] = read_answers();
-    // Each pass over every agent at most once a sample period, however many
-    // messages arrive: their number grows with the agents too.
-    if (const auto now = std::chrono::steady_clock::now(); now >= next_pass) {
-      check_agents();
-      update_windows(now);
-      next_pass = now + sample_period;
+    const std::uint64_t news_seen = news_.load();
+    turn_outcome out;
+    {
+      mutex_lock turn(turn_mu_);
+      turn_scope scope;
+      out = take_turn();
+      if (out.finished) {
+        stop_agents(out.kill);
+        return;
+      }
     }
-    if (plan.finished) break;
-    if (did_read || !plan.to_send.empty()) backoff.reset();
-    else if (sending) backoff.yield();
-    else wait_for_news(backoff, submits_seen);
+    if (out.did) backoff.reset();
+    else if (out.sending) backoff.yield();
+    else wait_for_news(backoff, news_seen, out.idle);
   }
-  stop_agents(plan.kill);
 }
 
 void mpi_core::send_stop_requests() {
@@ -395,12 +494,6 @@ void mpi_core::send_stop_requests() {
 mpi_core::turn_plan mpi_core::take_tasks() {
   turn_plan plan;
   mutex_lock lock(intake_.mu);
-  // Nothing to wait for from the agents: sleep until there is work, but
-  // wake each heartbeat interval to take their heartbeats off MPI's queue
-  // of unexpected messages, which would otherwise only grow.
-  if (rooms_.in_flight() == 0 && intake_.pending.empty() && !intake_.closed())
-    cv_.wait_for(lock.native(), mpi::heartbeat_for(options_.agent_timeout),
-                 [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(intake_.mu) { return !intake_.pending.empty() || intake_.closed(); });
   plan.kill = intake_.kill_running();
   while (!plan.kill && !intake_.pending.empty()) {
     std::exception_ptr refused;
@@ -421,6 +514,10 @@ mpi_core::turn_plan mpi_core::take_tasks() {
     plan.to_send.emplace_back(best, std::move(t));
   }
   plan.finished = intake_.closed() && (plan.kill || (intake_.pending.empty() && rooms_.in_flight() == 0));
+  // Nothing to wait for from the agents: the manager sleeps until there is
+  // work, but wakes each heartbeat interval to take their heartbeats off
+  // MPI's queue of unexpected messages, which would otherwise only grow.
+  plan.idle = rooms_.in_flight() == 0 && intake_.pending.empty() && !intake_.closed();
   return plan;
 }
 
@@ -480,7 +577,8 @@ void mpi_core::stop_agents(bool kill) {
   // Every agent of the job, those whose pool could not start too, waits
   // for this pool's stop; then for the next pool or the job's end.
   // The agents' workers exit as they stop: told to the observer as before.
-  mpi::stop_ranks(mpi::ranks_except(j.agents, lost), kill, [this](mpi::message& m) {
+  // (The callback runs within this call, turn_mu_ held.)
+  mpi::stop_ranks(mpi::ranks_except(j.agents, lost), kill, [this](mpi::message& m) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     if (m.type == mpi::kind::worker_events) on_message(std::move(m));
   });
   mpi::end_pool(j, lost);

@@ -1,9 +1,19 @@
 // Copyright ferry authors. Internal: rank 0's side of an mpi_pool.
 //
-//   submit() ──▶ pending ──▶ manager thread ── task ──▶ agent (one per host)
-//   (caller      (mutex)     the only thread      MPI     runs a local
-//    serializes)             calling MPI here,            pool_core
+//   submit() ──▶ pending ──▶ a turn ─────────── task ──▶ agent (one per host)
+//   (caller      (mutex)     (turn_mu_: one       MPI     runs a local
+//    serializes)             thread at a time             pool_core
+//                            calls MPI here)
 //   future ◀── future_state ◀── result / failure ◀────────
+//
+// A turn takes what may go to an agent from the queue, sends it, and
+// reads the agents' answers. The manager thread takes turns, and so does
+// a thread that waits for one of the pool's futures, polling (help), and a
+// submit to a pool with nothing in flight: the task of `submit(f).get()`
+// leaves from the submitting thread and its answer is read by it, with no
+// hop through the manager each way. While such a thread polls, the manager
+// naps on cv_, where the agents' answers do not wake it; a thread that
+// stops polling (it blocks, or registers a callback) wakes it (announce).
 //
 // The manager gives each agent up to workers x tasks_in_flight_per_worker
 // tasks at a time (its floor), to the agent with the most free room first.
@@ -45,7 +55,7 @@ struct hello;  // mpi_messages.h
 
 namespace ferry::detail {
 
-class mpi_core final : public task_queue {
+class mpi_core final : public task_queue, private loop_helper {
  public:
   // Throws ferry::error as mpi_pool's constructor says.
   explicit mpi_core(mpi_pool_options options);
@@ -60,6 +70,18 @@ class mpi_core final : public task_queue {
   std::vector<std::string> hosts() const;
 
  private:
+  // A turn on a thread that submits or waits (loop_helper): never sleeps.
+  // Returns at once, false, while another thread takes a turn, once the
+  // pool is shutting down (its last turns are the manager's), or, with
+  // `only_when_idle` (a submit), while anything is in flight (a burst of
+  // submits is the manager's to batch). True when it ran and left nothing
+  // queued.
+  bool help_turn(bool only_when_idle);
+  void help() override { help_turn(false); }
+  void announce() override;
+  // Asks the manager for a turn: news_ moves under intake_.mu, so that a
+  // manager about to sleep on cv_ sees it or is woken.
+  void wake_manager();
   struct task : task_record {
     std::vector<module_file> modules;  // those the body names
   };
@@ -81,31 +103,33 @@ class mpi_core final : public task_queue {
 
   // Fails the tasks of agents silent past agent_timeout, and, once no agent
   // is left, every pending task.
-  void check_agents();
+  void check_agents() ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
 
   // Samples each agent's answer rate and sets its window from it.
-  void update_windows(std::chrono::steady_clock::time_point now);
+  void update_windows(std::chrono::steady_clock::time_point now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
 
   // The agent with the most room for t, or null when none has room; for an
   // actor's call or drop, its actor's agent, whatever its room. An actor's
   // task that cannot run (its agent was lost, or it was never made) gets
   // its error in `refused` instead.
-  agent* agent_for(const task& t, std::exception_ptr& refused);
-  std::size_t index_of(const agent& a) const { return static_cast<std::size_t>(&a - agents_.data()); }
+  agent* agent_for(const task& t, std::exception_ptr& refused) ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
+  std::size_t index_of(const agent& a) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_) {
+    return static_cast<std::size_t>(&a - agents_.data());
+  }
 
   // Sends agent a the modules of t it was not sent yet (ship_modules).
-  void ship_modules(agent& a, const task& t);
+  void ship_modules(agent& a, const task& t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
 
   // The job's agents: the job's other ranks, or spawned now
   // (mpi_pool_options::spawn_agents), or spawned by an earlier pool.
   void find_agents(mpi::job& j);
   // Sends every agent the pool's config and waits for their hellos (60 s at
   // most): each that could start its pool becomes an agent here.
-  void configure_agents(mpi::job& j);
+  void configure_agents(mpi::job& j) ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
   // The constructor failed: stops the agents that were configured and
   // answered, counts the others lost, and ends the pool's turn in the job.
   void abandon_start(mpi::job& j);
-  void add_agent(mpi::job& j, int rank, const mpi::hello& h);
+  void add_agent(mpi::job& j, int rank, const mpi::hello& h) ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
   void run();  // the manager thread: turns until shutdown, then stop_agents
   // What one turn took from the queue: tasks and the agents they go to,
   // whether shutdown said kill_running, whether the loop is done.
@@ -114,61 +138,82 @@ class mpi_core final : public task_queue {
     std::vector<std::pair<task, std::exception_ptr>> refused;  // failed once the lock is let go
     bool kill = false;
     bool finished = false;
+    bool idle = false;  // nothing in flight, nothing queued: nothing to wait for from the agents
   };
-  turn_plan take_tasks();
-  void send_tasks(std::vector<std::pair<agent*, task>>& to_send);
+  struct turn_outcome {
+    bool did = false;      // sent or read something
+    bool sending = false;  // pieces of a large message are still going out
+    bool idle = false;     // as turn_plan's
+    bool finished = false;
+    bool kill = false;
+  };
+  turn_outcome take_turn() ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
+  turn_plan take_tasks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
+  void send_tasks(std::vector<std::pair<agent*, task>>& to_send) ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
   // Sends each future::cancel(grace) request to the agent holding its task;
   // fails one still queued here.
-  void send_stop_requests();
+  void send_stop_requests() ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
   struct read_outcome {
     bool did = false;      // a message was read
     bool sending = false;  // pieces of a large message are still going out
   };
-  read_outcome read_answers();
+  read_outcome read_answers() ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
   // After the loop: fails what ran if shutdown killed it, then stops the
   // agents (not the lost ones, to which a send would never complete).
-  void stop_agents(bool kill);
-  // The manager's wait when a pass did nothing: yields, or sleeps on its
-  // doorbell (rung by a submit and by agents on this host) or, without
-  // one, for the back-off's time. `submits_seen`: submits_ when the pass
-  // took from the queue.
-  void wait_for_news(mpi::idle_backoff& backoff, std::uint64_t submits_seen);
-  void on_message(mpi::message m);
+  void stop_agents(bool kill) ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
+  // The manager's wait, without turn_mu_, when a turn did nothing: while a
+  // thread polls for its answers (help), a nap on cv_ of at most
+  // helped_nap; with nothing to wait for from the agents (`idle`), on cv_
+  // until a heartbeat is due; else it yields, or sleeps on its doorbell
+  // (rung by a submit and by agents on this host) or, without one, for the
+  // back-off's time. `news_seen`: news_ before the turn.
+  void wait_for_news(mpi::idle_backoff& backoff, std::uint64_t news_seen, bool idle);
+  void on_message(mpi::message m) ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
   // How task t travels: with its settings when it has a timeout or a name.
   static mpi::kind kind_of(const task& t);
   // A task's result or failure from agent a.
-  void on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body);
-  void fail_in_flight(std::exception_ptr error);
+  void on_answer(agent& a, mpi::kind type, std::uint64_t id, std::string body) ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
+  void fail_in_flight(std::exception_ptr error) ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
   // Fails the tasks an agent holds, with their events.
-  void fail_sent(agent& a, const std::exception_ptr& error);
+  void fail_sent(agent& a, const std::exception_ptr& error) ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
 
   const mpi_pool_options options_;
   const pool_observation observation_{options_.local, true};
   std::unique_ptr<mpi::channel> channel_;
-  std::vector<agent> agents_;  // the manager's, once the constructor is done
-  mpi::agent_rooms rooms_{0};  // of agents_, by index
+  std::vector<agent> agents_ ABSL_GUARDED_BY(turn_mu_);
+  mpi::agent_rooms rooms_ ABSL_GUARDED_BY(turn_mu_){0};  // of agents_, by index
   std::vector<std::size_t> agent_of_rank_;  // index in agents_, or agents_.size()
   // Where each actor lives (executor/actor.h): the agent its constructor
-  // call went to, by index; its calls go there, whatever its room. The
-  // manager's; an actor leaves once its drop is sent.
-  std::unordered_map<std::uint64_t, std::size_t> actor_agents_;
+  // call went to, by index; its calls go there, whatever its room. An
+  // actor leaves once its drop is sent.
+  std::unordered_map<std::uint64_t, std::size_t> actor_agents_ ABSL_GUARDED_BY(turn_mu_);
   std::size_t max_workers_ = 0;
+  std::vector<std::string> hosts_;  // of agents_, in order; set by the constructor
   bool configured_ = false;  // the agents were sent the config (constructor only)
   std::vector<int> hellos_;  // the ranks that answered it (constructor only)
-  // The module messages sent to some agents and not yet to all (the manager's).
-  std::unordered_map<std::string, std::shared_ptr<const message_body>> module_messages_;
+  // The module messages sent to some agents and not yet to all.
+  std::unordered_map<std::string, std::shared_ptr<const message_body>> module_messages_ ABSL_GUARDED_BY(turn_mu_);
 
   std::condition_variable cv_;  // with intake_.mu: work for the manager
   mpi::doorbell* bell_ = nullptr;  // rank 0's; null without shared memory
-  std::atomic<std::uint64_t> submits_{0};
+  // Counts what asks the manager for a turn (submits, stop requests,
+  // shutdown, announce); moved under intake_.mu (wake_manager).
+  std::atomic<std::uint64_t> news_{0};
+  // When a thread last polled through help(); zero after announce(). The
+  // manager naps while it is recent.
+  std::atomic<std::chrono::steady_clock::rep> last_help_{0};
+  // The manager sleeps until a heartbeat is due (nothing was in flight).
+  std::atomic<bool> manager_idle_{false};
   task_intake<task> intake_;
+  // Held by the thread taking a turn: the manager, or one that submits or
+  // waits (help_turn). The manager lets go of it while it waits. What the
+  // agents were sent and the channel are touched only under it (MPI is
+  // initialized MPI_THREAD_SERIALIZED: one thread calls it at a time).
+  mutex turn_mu_;
+  std::chrono::steady_clock::time_point next_look_ ABSL_GUARDED_BY(turn_mu_){};  // at the agents (check_agents)
   // The stop target of every task's future (future::cancel(grace)): wakes
   // the manager as a submit does. Closed by the destructor.
-  const std::shared_ptr<stop_inbox> stops_ = std::make_shared<stop_inbox>([this] {
-    submits_.fetch_add(1);
-    cv_.notify_one();
-    if (bell_ != nullptr) bell_->ring();
-  });
+  const std::shared_ptr<stop_inbox> stops_ = std::make_shared<stop_inbox>([this] { wake_manager(); });
 
   manager_thread manager_;
 };

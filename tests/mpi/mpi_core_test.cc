@@ -5,11 +5,14 @@
 // follows their rate. Run as mpi_pool_test.cc is, one MPI job per test.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -130,4 +133,120 @@ TEST(MpiCore, AZeroWorkAheadKeepsTheWindowFixed) {
   o.work_ahead = {};
   ferry::mpi_pool pool(o);
   EXPECT_EQ(long_tasks_held_back(pool, 5, 100), 4);  // only the floor of one was sent
+}
+
+// A task submitted to a pool with nothing in flight leaves from the
+// submitting thread, the manager asleep (src/mpi/mpi_core.h). One nobody
+// then waits for is still read by the manager within milliseconds, not at
+// its next heartbeat (a second): its finished event says so. Seven tries,
+// each after the manager has gone to sleep, most of them quick: a manager
+// left asleep would be quick only where a try happened to meet its wake.
+TEST(MpiCore, TheAnswerOfATaskNobodyWaitsForIsReadWithinMilliseconds) {
+  auto seen = std::make_shared<ferry_test::event_recorder>();
+  ferry::mpi_pool pool(observed(seen));
+  auto warm = pool.submit(test_tasks::add(), 1, 1);
+  ASSERT_EQ(get_within(warm), 2);
+  int quick = 0;
+  std::vector<ferry::future<int>> unwatched;
+  for (int i = 0; i < 7; ++i) {
+    std::this_thread::sleep_for(1200ms);  // past the manager's naps: it sleeps until a heartbeat is due
+    const auto finished = [](const std::vector<ferry_test::recorded_task>& t) {
+      return ferry_test::count(t, ferry::task_event::kind::finished);
+    };
+    const int before = finished(seen->tasks());
+    const auto start = std::chrono::steady_clock::now();
+    unwatched.push_back(pool.submit(test_tasks::add(), i, 1));
+    ASSERT_TRUE(seen->wait_for([&](const auto& t, const auto&) { return finished(t) > before; }));
+    if (std::chrono::steady_clock::now() - start < 200ms) ++quick;
+  }
+  EXPECT_GE(quick, 5) << "the answers of tasks nobody waited for waited for the manager's heartbeat";
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(get_within(unwatched[static_cast<std::size_t>(i)]), i + 1);
+}
+
+// Threads that wait at the same time take turns reading the pool's answers
+// (help): each gets its own, whether it blocks in get() or polls with
+// wait_for(0) and ready().
+TEST(MpiCore, ThreadsWaitingAtOnceEachGetTheirOwnAnswers) {
+  ferry::mpi_pool pool(options());
+  std::atomic<int> wrong{0};
+  std::atomic<int> late{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 150; ++i) {
+        auto f = pool.submit(test_tasks::add(), t * 1000, i);
+        if (i % 3 == 1) {
+          const auto deadline = std::chrono::steady_clock::now() + 30s;
+          while (f.wait_for(0ms) != std::future_status::ready && std::chrono::steady_clock::now() < deadline) {
+          }
+        } else if (i % 3 == 2) {
+          const auto deadline = std::chrono::steady_clock::now() + 30s;
+          while (!f.ready() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+        }
+        if (f.wait_for(30s) != std::future_status::ready) {
+          ++late;
+          continue;
+        }
+        if (f.get() != t * 1000 + i) ++wrong;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(late.load(), 0);
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+// A callback run where the answer is read, here by a thread that polls,
+// submits to the same pool: it cannot take a turn inside the one it runs
+// in, and the task still leaves.
+TEST(MpiCore, ACallbackRunByAPollingThreadMaySubmitToThePool) {
+  ferry::mpi_pool pool(options());
+  std::mutex mu;
+  std::optional<ferry::future<int>> second;
+  auto first = pool.submit(test_tasks::add(), 1, 2);
+  first.on_done([&](const ferry::future<int>& f) {
+    auto next = pool.submit(test_tasks::add(), f.get(), 10);
+    std::lock_guard lock(mu);
+    second = std::move(next);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  for (;;) {
+    {
+      std::lock_guard lock(mu);
+      if (second || std::chrono::steady_clock::now() > deadline) break;
+    }
+    (void)first.ready();  // polls the pool
+    std::this_thread::yield();
+  }
+  std::lock_guard lock(mu);
+  ASSERT_TRUE(second) << "the callback did not run within 30 s";
+  EXPECT_EQ(get_within(*second), 13);
+}
+
+// shutdown() while threads poll for their answers: their last turns are
+// the manager's; every future they got ends with its value.
+TEST(MpiCore, ShutdownWhileThreadsPollForTheirAnswersEndsEveryFuture) {
+  ferry::mpi_pool pool(options());
+  std::atomic<int> wrong{0};
+  std::atomic<int> answered{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0;; ++i) {
+        std::optional<ferry::future<int>> f;
+        try {
+          f = pool.submit(test_tasks::add(), i, 1);
+        } catch (const ferry::pool_shutdown_error&) {
+          return;
+        }
+        if (f->wait_for(30s) != std::future_status::ready || f->get() != i + 1) ++wrong;
+        ++answered;
+      }
+    });
+  }
+  std::this_thread::sleep_for(300ms);
+  pool.shutdown();
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(answered.load(), 0);
 }
