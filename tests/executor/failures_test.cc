@@ -87,9 +87,7 @@ TEST_F(Failures, CrashesFailOnlyTheirTask) {
 // signal, the address, its stack, which the pool symbolizes with the
 // modules' symbols (src/executor/pool/crash_report.h). SIGKILL gives none.
 TEST_F(Failures, ACrashReportGivesTheSignalTheAddressAndTheTasksStack) {
-#ifdef FERRY_UNDER_SANITIZER
-  GTEST_SKIP() << "under a sanitizer the null write is reported, and the worker ended, by the sanitizer";
-#endif
+  SKIP_UNDER_SANITIZER(ferry_test::sanitizer_skip::crash_reports);
   ferry::process_pool pool(options(1));
   auto e = expect_error<ferry::worker_died_error>(
       [&] { pool.submit(test_tasks::crash(), std::string("null")).get(); });
@@ -144,7 +142,7 @@ TEST_F(Failures, WorkerKilledFromOutside) {
 }
 
 TEST_F(Failures, OutOfMemoryWorkerDies) {
-  SKIP_UNDER_SANITIZER();
+  SKIP_UNDER_SANITIZER(ferry_test::sanitizer_skip::memory_limits);
   ferry::process_pool pool(options(1));
   auto e = expect_error<ferry::worker_died_error>([&] { pool.submit(test_tasks::exhaust_memory()).get(); });
   EXPECT_NE(std::string(e.what()).find("SIGABRT"), std::string::npos) << e.what();

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "sanitizer_skips.h"
+
 extern char** environ;
 
 namespace {
@@ -72,9 +74,7 @@ void use_and_free_64_mib() {
 }
 
 TEST(KeptHeap, ALargeBlockFreedStaysInMemoryUntilGivenBack) {
-#if defined(FERRY_UNDER_ASAN) || defined(FERRY_UNDER_TSAN)
-  GTEST_SKIP() << "a sanitizer's allocator is not glibc's";
-#endif
+  SKIP_UNDER_SANITIZER(ferry_test::sanitizer_skip::allocator);
   EXPECT_EQ(in_fresh_process([] {
               kept_heap heap;
               if (heap.may_hold_much()) return 1;
@@ -91,9 +91,7 @@ TEST(KeptHeap, ALargeBlockFreedStaysInMemoryUntilGivenBack) {
 }
 
 TEST(KeptHeap, WithoutItALargeBlockFreedLeavesAtOnce) {
-#if defined(FERRY_UNDER_ASAN) || defined(FERRY_UNDER_TSAN)
-  GTEST_SKIP() << "a sanitizer's allocator is not glibc's";
-#endif
+  SKIP_UNDER_SANITIZER(ferry_test::sanitizer_skip::allocator);
   EXPECT_EQ(in_fresh_process([] {
               const std::size_t before = anonymous_resident_bytes();
               use_and_free_64_mib();

@@ -26,15 +26,11 @@ using KillStorm = ferry_test::ExecutorTest;
 
 namespace {
 
-#ifdef FERRY_UNDER_SANITIZER
 // A sanitizer's runtime makes everything slower, a worker's start most of
 // all (its shadow memory is set up before main): kills as frequent as in
 // the plain build would leave no start time to succeed, which the pool
 // rightly reports as hopeless after 30 s.
-constexpr int slowdown = 10;
-#else
-constexpr int slowdown = 1;
-#endif
+constexpr int slowdown = ferry_test::under_sanitizer ? 10 : 1;
 
 int tasks_per_thread() {
   const char* n = std::getenv("FERRY_STORM_TASKS");

@@ -45,13 +45,7 @@ constexpr std::size_t mib = std::size_t{1} << 20;  // the default shared_memory_
 // How many values a test sends in turn. A sanitizer checks every byte
 // copied (under ThreadSanitizer the first test's 12 values took 19 s), so
 // there half as many go, each still of the sizes whose paths it tests.
-constexpr int in_turn(int values) {
-#ifdef FERRY_UNDER_SANITIZER
-  return values / 2;
-#else
-  return values;
-#endif
-}
+constexpr int in_turn(int values) { return ferry_test::under_sanitizer ? values / 2 : values; }
 
 }  // namespace
 
@@ -150,8 +144,8 @@ std::size_t anonymous_resident_bytes(int pid) {
 // (src/executor/worker/kept_heap.h), and gives it back once it has waited a
 // second for one: it held it for as long as it lived. (A sanitizer's
 // allocator is not glibc's: there the worker's memory tells nothing.)
-#ifndef FERRY_UNDER_SANITIZER
 TEST_F(LargeValues, AnIdleWorkerGivesBackTheMemoryOfItsLargeValues) {
+  SKIP_UNDER_SANITIZER(ferry_test::sanitizer_skip::allocator);
   if (ferry_test::method() == ferry::start_method::fork)
     GTEST_SKIP() << "a forked worker allocates in the arena of the thread that forked it, where glibc "
                     "maps each large block on its own and unmaps it when freed: nothing is kept";
@@ -173,7 +167,6 @@ TEST_F(LargeValues, AnIdleWorkerGivesBackTheMemoryOfItsLargeValues) {
   auto g = pool.submit(test_tasks::echo(), w);
   EXPECT_EQ(get_within(g), w);
 }
-#endif
 
 // After a large task, the worker's wait before it gives memory back watches
 // for new input: a task already read with the one before it (tasks sent in

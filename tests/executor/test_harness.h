@@ -24,6 +24,7 @@
 
 #include <executor/executor.h>
 
+#include "sanitizer_skips.h"
 #include "test_tasks.h"
 
 // Under a sanitizer, crashing tasks must crash as they would without it, and
@@ -31,11 +32,9 @@
 // leaks. Memory limits are not tested there: the sanitizers' own memory use
 // is many times the program's.
 #if defined(FERRY_UNDER_ASAN)
-#define FERRY_UNDER_SANITIZER 1
 inline constexpr const char* sanitizer_variable = "ASAN_OPTIONS";
 inline constexpr const char* sanitizer_options = "detect_leaks=0:handle_segv=0:handle_sigbus=0";
 #elif defined(FERRY_UNDER_TSAN)
-#define FERRY_UNDER_SANITIZER 1
 inline constexpr const char* sanitizer_variable = "TSAN_OPTIONS";
 inline constexpr const char* sanitizer_options = "handle_segv=0:handle_sigbus=0:halt_on_error=1";
 #endif
@@ -130,12 +129,6 @@ class ExecutorTest : public ::testing::Test {
 
 }  // namespace ferry_test
 
-#ifdef FERRY_UNDER_SANITIZER
-#define SKIP_UNDER_SANITIZER() \
-  GTEST_SKIP() << "memory limits cannot be tested under a sanitizer, whose shadow memory dwarfs the program's"
-#else
-#define SKIP_UNDER_SANITIZER() static_cast<void>(0)
-#endif
 
 namespace ferry_test {
 

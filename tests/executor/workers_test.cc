@@ -174,7 +174,7 @@ TEST_F(Workers, ResizingDownWhileWorkersStartKeepsTheReadyOneServing) {
 }
 
 TEST_F(Workers, MemoryLimitRetiresTheWorkerAfterItsTask) {
-  SKIP_UNDER_SANITIZER();
+  SKIP_UNDER_SANITIZER(ferry_test::sanitizer_skip::memory_limits);
   ferry::pool_options o = options(1);
   o.max_worker_memory = std::size_t{150} << 20;
   ferry::process_pool pool(o);
@@ -187,7 +187,7 @@ TEST_F(Workers, MemoryLimitRetiresTheWorkerAfterItsTask) {
 }
 
 TEST_F(Workers, TaskAloneOverTheMemoryLimitIsStopped) {
-  SKIP_UNDER_SANITIZER();
+  SKIP_UNDER_SANITIZER(ferry_test::sanitizer_skip::memory_limits);
   ferry::pool_options o = options(1);
   o.max_worker_memory = std::size_t{100} << 20;
   ferry::process_pool pool(o);
