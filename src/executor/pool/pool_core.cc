@@ -246,6 +246,11 @@ std::size_t pool_core::live_workers() const {
       std::count_if(workers_.begin(), workers_.end(), [](const auto& w) { return w->alive(); }));
 }
 
+std::size_t pool_core::ready_workers() const {
+  return static_cast<std::size_t>(
+      std::count_if(workers_.begin(), workers_.end(), [](const auto& w) { return w->ready(); }));
+}
+
 bool pool_core::any_ready_worker() const {
   return std::any_of(workers_.begin(), workers_.end(), [](const auto& w) { return w->ready(); });
 }
@@ -648,8 +653,7 @@ void pool_core::enforce_timers(clock::time_point now) {
   // had not, which in its turn was retired once ready, and tasks waited
   // through that chain
   // (Workers.ResizingDownWhileWorkersStartKeepsTheReadyOneServing).
-  const auto ready = static_cast<std::size_t>(
-      std::count_if(workers_.begin(), workers_.end(), [](const auto& w) { return w->ready(); }));
+  const std::size_t ready = ready_workers();
   {
     mutex_lock lock(intake_.mu);
     kill_running = intake_.kill_running();

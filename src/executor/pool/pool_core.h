@@ -198,6 +198,7 @@ class pool_core final : public local_pool, private loop_helper {
   // worker_start_error when start_retry says it is hopeless.
   void start_failed(const std::string& message, bool lasting);
   std::size_t live_workers() const;
+  std::size_t ready_workers() const;  // those that said ready
   bool any_ready_worker() const;
   // Hands the queue's tasks to workers, starting workers as needed; their
   // messages leave in one write per worker once the queue is done.
