@@ -254,8 +254,13 @@ void mpi_core::announce() {
 
 void mpi_core::shutdown(shutdown_options how) {
   close_intake(intake_, how, [this] { wake_manager(); });
-  if (how.wait) manager_.join();
+  // From a callback a turn runs (on_done, an observer), on a thread that
+  // waits or on the manager: the manager finishes the shutdown once the
+  // turn is over, and cannot take its turn while this one waits.
+  if (how.wait && !in_a_turn) manager_.join();
 }
+
+bool mpi_core::runs_its_loop_here() const { return in_a_turn || manager_.is_current(); }
 
 bool mpi_core::is_shutdown() const { return intake_.is_closed(); }
 

@@ -62,8 +62,12 @@ class mpi_core final : public task_queue, private loop_helper {
   ~mpi_core() override;  // shutdown({})
 
   std::shared_ptr<future_state> submit_task(const task_writer& task, std::uint32_t count) override;
+  // Called from a callback a turn runs, it does not wait (as pool_core's).
   void shutdown(shutdown_options how) override;
   bool is_shutdown() const override;
+  // Whether this thread takes a turn or is the manager
+  // (executor/core/pool_deleter.h).
+  bool runs_its_loop_here() const;
   unsigned task_retries() const override { return options_.local.task_retries; }
   pool_observer* observer() const override { return observation_.observer(); }
   std::size_t max_workers() const override { return max_workers_; }

@@ -3,12 +3,13 @@
 // mpi_pool is a handle on an mpi_core (mpi_core.h), which does the work.
 #include <executor/mpi_pool.h>
 
+#include "executor/core/pool_deleter.h"
 #include "mpi/mpi_core.h"
 
 namespace ferry {
 
 mpi_pool::mpi_pool(mpi_pool_options options)
-    : mpi_pool(std::make_shared<detail::mpi_core>(std::move(options))) {}
+    : mpi_pool(detail::make_pool_core<detail::mpi_core>(std::move(options))) {}
 mpi_pool::mpi_pool(std::shared_ptr<detail::mpi_core> core) : pool_front(core), core_(std::move(core)) {}
 mpi_pool::~mpi_pool() = default;
 mpi_pool::mpi_pool(const mpi_pool&) = default;

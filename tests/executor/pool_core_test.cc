@@ -280,3 +280,53 @@ TEST_F(PoolCore, ASubmitToAStoppedIdleWorkerReturnsAtOnceWhateverTheTasksSize) {
 }
 
 }  // namespace
+
+// A callback that shuts its pool down, run by a thread that polls for the
+// future (the pass it runs in holds the loop's lock): shutdown() waited for
+// the manager, which waited for that lock, for ever. It returns, and the
+// loop finishes the shutdown once the callback is done.
+TEST_F(PoolCore, ACallbackOnAPollingThreadMayShutItsPoolDown) {
+  ferry_test::finishes_within(60s, [] {
+    for (int i = 0; i < 10; ++i) {
+      ferry::process_pool pool(options(1));
+      EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
+      auto f = pool.submit(test_tasks::add(), i, 1);
+      f.on_done([pool](const ferry::future<int>&) mutable { pool.shutdown(); });
+      const auto deadline = std::chrono::steady_clock::now() + 30s;
+      while (!f.ready() && std::chrono::steady_clock::now() < deadline) {
+      }
+      EXPECT_EQ(get_within(f), i + 1);
+      EXPECT_TRUE(pool.is_shutdown());
+      pool.shutdown();  // outside the loop: waits, and returns once it is done
+    }
+  }, "shutdown() from a callback on a polling thread");
+}
+
+// A callback holding a copy of the pool's handle outlives the user's own:
+// the last handle then goes where the callback is destroyed, on the pool's
+// manager thread or a polling thread. Deleting the pool there joined the
+// manager from itself (std::terminate). Another thread deletes it: the
+// task's value arrives, and no worker is left.
+TEST_F(PoolCore, APoolsLastHandleMayGoWithACallbackOnThePoolsOwnThreads) {
+  ferry_test::finishes_within(60s, [] {
+    for (int i = 0; i < 10; ++i) {
+      ferry::future<int> f;
+      {
+        ferry::process_pool pool(options(1));
+        f = pool.submit(test_tasks::add(), i, 2);
+        f.on_done([pool](const ferry::future<int>&) {});
+      }
+      if (i % 2 == 0) {
+        const auto deadline = std::chrono::steady_clock::now() + 30s;  // polled: a pass may read it
+        while (!f.ready() && std::chrono::steady_clock::now() < deadline) {
+        }
+      }
+      EXPECT_EQ(get_within(f), i + 2);
+    }
+  }, "the last handle dropped on the pool's own thread");
+  // The pools' deleting threads join their managers; their workers then exit.
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (!ferry_test::children().empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(ferry_test::children().empty()) << "a worker outlived its pool";
+}

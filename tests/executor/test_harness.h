@@ -13,9 +13,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <future>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -93,6 +96,23 @@ T get_within(ferry::future<T>& f, std::chrono::seconds limit = std::chrono::seco
   if (f.wait_for(limit) != std::future_status::ready)
     throw std::runtime_error("the future did not finish in time");
   return f.get();
+}
+
+// Runs `scenario` on a thread of its own and waits for it at most `limit`.
+// A scenario that deadlocks cannot be unwound (its thread holds locks the
+// rest would need), so then the test program says so and exits, failed.
+inline void finishes_within(std::chrono::seconds limit, const std::function<void()>& scenario,
+                            const char* what) {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> finished = done->get_future();
+  std::thread([scenario, done] {
+    scenario();
+    done->set_value();
+  }).detach();
+  if (finished.wait_for(limit) == std::future_status::ready) return;
+  std::fprintf(stderr, "FAILED: %s did not finish within %lld s (a deadlock?)\n", what,
+               static_cast<long long>(limit.count()));
+  std::_Exit(1);
 }
 
 inline void expect_message(const std::exception& e, std::string_view part) {

@@ -250,3 +250,62 @@ TEST(MpiCore, ShutdownWhileThreadsPollForTheirAnswersEndsEveryFuture) {
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_GT(answered.load(), 0);
 }
+
+// As the process pool's (PoolCore.ACallbackOnAPollingThreadMayShutItsPoolDown):
+// a callback run by a polling thread's turn shuts the pool down without
+// waiting for the manager, which needs the turn that thread is in.
+TEST(MpiCore, ACallbackOnAPollingThreadMayShutItsPoolDown) {
+  ferry_test::finishes_within(60s, [] {
+    for (int i = 0; i < 5; ++i) {
+      ferry::mpi_pool pool(options());
+      auto warm = pool.submit(test_tasks::add(), 1, 1);
+      EXPECT_EQ(get_within(warm), 2);
+      auto f = pool.submit(test_tasks::add(), i, 1);
+      f.on_done([pool](const ferry::future<int>&) mutable { pool.shutdown(); });
+      const auto deadline = std::chrono::steady_clock::now() + 30s;
+      while (!f.ready() && std::chrono::steady_clock::now() < deadline) {
+      }
+      EXPECT_EQ(get_within(f), i + 1);
+      EXPECT_TRUE(pool.is_shutdown());
+      pool.shutdown();
+    }
+  }, "shutdown() from a callback on a polling thread");
+}
+
+// As the process pool's: the last handle, held by a callback, goes on the
+// manager thread or a polling thread; another thread deletes the pool, and
+// the next pool of the job starts once it has.
+TEST(MpiCore, APoolsLastHandleMayGoWithACallbackOnThePoolsOwnThreads) {
+  ferry_test::finishes_within(90s, [] {
+    for (int i = 0; i < 4; ++i) {
+      ferry::future<int> f;
+      {
+        ferry::mpi_pool pool(options());
+        f = pool.submit(test_tasks::add(), i, 2);
+        f.on_done([pool](const ferry::future<int>&) {});
+      }
+      if (i % 2 == 0) {
+        const auto deadline = std::chrono::steady_clock::now() + 30s;
+        while (!f.ready() && std::chrono::steady_clock::now() < deadline) {
+        }
+      }
+      EXPECT_EQ(get_within(f), i + 2);
+      // One pool at a time: the next waits until the last one is gone.
+      const auto deadline = std::chrono::steady_clock::now() + 30s;
+      for (;;) {
+        try {
+          ferry::mpi_pool next(options());
+          auto g = next.submit(test_tasks::add(), 3, 4);
+          EXPECT_EQ(get_within(g), 7);
+          break;
+        } catch (const ferry::error& e) {
+          if (std::chrono::steady_clock::now() > deadline) {
+            ADD_FAILURE() << e.what();
+            break;
+          }
+          std::this_thread::sleep_for(10ms);
+        }
+      }
+    }
+  }, "the last handle dropped on the pool's own thread");
+}

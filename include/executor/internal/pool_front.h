@@ -174,7 +174,9 @@ class FERRY_EXECUTOR_EXPORT pool_front {
 
   // Stops accepting tasks, then as `how` says (see shutdown_options). May
   // be called again, from any thread; a later call can only add to what an
-  // earlier one asked.
+  // earlier one asked. Called from a callback the pool runs (on_done, an
+  // observer's), it does not wait, whatever `how.wait` says: the pool's
+  // loop, which that callback holds up, finishes the shutdown after it.
   void shutdown(shutdown_options how = {});
   bool is_shutdown() const;
 

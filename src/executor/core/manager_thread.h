@@ -7,6 +7,7 @@
 #ifndef FERRY_SRC_EXECUTOR_CORE_MANAGER_THREAD_H_
 #define FERRY_SRC_EXECUTOR_CORE_MANAGER_THREAD_H_
 
+#include <atomic>
 #include <thread>
 #include <utility>
 
@@ -25,7 +26,12 @@ class manager_thread {
   void start(Loop&& loop) {
     mutex_lock lock(mu_);
     thread_ = std::thread(std::forward<Loop>(loop));
+    id_.store(thread_.get_id());
   }
+
+  // Whether the calling thread is the loop's. Without the lock, which
+  // join() holds while it waits.
+  bool is_current() const { return id_.load() == std::this_thread::get_id(); }
 
   // Waits until the loop has returned; at once from the loop's own thread.
   void join() {
@@ -36,6 +42,7 @@ class manager_thread {
  private:
   mutex mu_;
   std::thread thread_ ABSL_GUARDED_BY(mu_);
+  std::atomic<std::thread::id> id_{};
 };
 
 }  // namespace ferry::detail

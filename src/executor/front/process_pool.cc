@@ -3,12 +3,13 @@
 // process_pool is a handle on a pool_core (pool_core.h), which does the work.
 #include <executor/process_pool.h>
 
+#include "executor/core/pool_deleter.h"
 #include "executor/pool/pool_core.h"
 
 namespace ferry {
 
 process_pool::process_pool(pool_options options)
-    : process_pool(std::make_shared<detail::pool_core>(std::move(options))) {}
+    : process_pool(detail::make_pool_core<detail::pool_core>(std::move(options))) {}
 process_pool::process_pool(std::shared_ptr<detail::pool_core> core)
     : pool_front(core), core_(std::move(core)) {}
 process_pool::~process_pool() = default;

@@ -182,9 +182,19 @@ void pool_core::tell(task_event::kind what, const worker_slot& w, const pool_tas
   tell_task(observer(), what, t.facts(w.pid()), items_threw, error);
 }
 
+namespace {
+// The pool whose loop this thread runs a pass of, holding its loop_mu_: a
+// future the pass polls (an observer's, a callback's) must not run another
+// pass, and a shutdown it calls cannot wait for the loop it is in.
+thread_local const pool_core* in_a_pass = nullptr;
+}  // namespace
+
 void pool_core::shutdown(shutdown_options how) {
   close_intake(intake_, how, [this] { wake(); });
-  if (!how.wait) return;
+  // From a callback the pool runs (on_done, an observer): the pass that
+  // runs it goes on once it returns, and the loop finishes the shutdown,
+  // as a callback on the manager thread does.
+  if (!how.wait || in_a_pass == this) return;
   if (role_.loop == driver::caller) {
     while (turn(std::chrono::milliseconds(100))) {
     }
@@ -192,6 +202,8 @@ void pool_core::shutdown(shutdown_options how) {
     manager_.join();
   }
 }
+
+bool pool_core::runs_its_loop_here() const { return in_a_pass == this || manager_.is_current(); }
 
 bool pool_core::is_shutdown() const { return intake_.is_closed(); }
 
@@ -751,17 +763,11 @@ bool pool_core::turn(std::chrono::microseconds timeout) {
   return pass(std::max(timeout, std::chrono::microseconds(0)));
 }
 
-namespace {
-// This thread runs a pass of a pool's loop, whose loop_mu_ it may hold: a
-// future it polls (an observer's, a callback's) must not run another.
-thread_local bool in_a_pass = false;
-}  // namespace
-
 bool pool_core::pass(std::optional<clock::duration> most) {
   mutex_lock loop(loop_mu_);
   if (stopped_) return false;
   bool more = false;
-  in_a_pass = true;
+  in_a_pass = this;
   try {
     more = serve_once(most);
   } catch (...) {
@@ -769,7 +775,7 @@ bool pool_core::pass(std::optional<clock::duration> most) {
     // left waiting and no worker left running.
     fail_everything(std::current_exception());
   }
-  in_a_pass = false;
+  in_a_pass = nullptr;
   if (more) return true;
   stop_all_workers();
   stopped_ = true;
@@ -883,7 +889,7 @@ bool pool_core::serve_once(std::optional<clock::duration> most) {
 bool pool_core::run_helping_pass(bool only_when_idle) {
   // Captured output is read before the result of the task that wrote it,
   // and handed to on_output on the manager's thread: the manager's alone.
-  if (in_a_pass || captures_output()) return false;
+  if (in_a_pass != nullptr || captures_output()) return false;
   if (!loop_mu_.try_lock()) return false;
   // With `only_when_idle` (a submit), only while no worker runs a task.
   // Otherwise (a waiting thread), only while nothing waits in the queue:
@@ -900,7 +906,7 @@ bool pool_core::run_helping_pass(bool only_when_idle) {
   };
   const bool ran = !stopped_ && (only_when_idle ? all_idle() : queue_empty());
   if (ran) {
-    in_a_pass = true;
+    in_a_pass = this;
     try {
       ++passes_;
       dispatch(true);
@@ -924,7 +930,7 @@ bool pool_core::run_helping_pass(bool only_when_idle) {
       fail_everything(std::current_exception());
       wake();
     }
-    in_a_pass = false;
+    in_a_pass = nullptr;
   }
   loop_mu_.unlock();
   return ran;

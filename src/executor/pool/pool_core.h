@@ -103,8 +103,14 @@ class pool_core final : public local_pool, private loop_helper {
   std::shared_ptr<future_state> submit_task(const task_writer& task, std::uint32_t count) override;
   std::shared_ptr<future_state> submit_body(std::string body, const task_settings& settings,
                                             std::uint64_t origin_id) override;
-  // With how.wait, a caller-driven pool turns until it is drained.
+  // With how.wait, a caller-driven pool turns until it is drained. Called
+  // from a callback the pool's loop runs (its manager thread, a pass on a
+  // thread that submits or waits), it does not wait: the loop it would
+  // wait for resumes once the callback returns, and finishes the shutdown.
   void shutdown(shutdown_options how) override;
+  // Whether this thread runs the pool's loop: its manager thread, or a
+  // pass on a thread that submits or waits (executor/core/pool_deleter.h).
+  bool runs_its_loop_here() const;
   bool is_shutdown() const override;
   unsigned task_retries() const override { return options_.task_retries; }
   pool_observer* observer() const override { return observation_.observer(); }
