@@ -290,14 +290,7 @@ TEST_F(PoolCore, ACallbackOnAPollingThreadMayShutItsPoolDown) {
     for (int i = 0; i < 10; ++i) {
       ferry::process_pool pool(options(1));
       EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
-      auto f = pool.submit(test_tasks::add(), i, 1);
-      f.on_done([pool](const ferry::future<int>&) mutable { pool.shutdown(); });
-      const auto deadline = std::chrono::steady_clock::now() + 30s;
-      while (!f.ready() && std::chrono::steady_clock::now() < deadline) {
-      }
-      EXPECT_EQ(get_within(f), i + 1);
-      EXPECT_TRUE(pool.is_shutdown());
-      pool.shutdown();  // outside the loop: waits, and returns once it is done
+      ferry_test::shut_down_by_a_callback(pool, i);
     }
   }, "shutdown() from a callback on a polling thread");
 }
@@ -310,17 +303,7 @@ TEST_F(PoolCore, ACallbackOnAPollingThreadMayShutItsPoolDown) {
 TEST_F(PoolCore, APoolsLastHandleMayGoWithACallbackOnThePoolsOwnThreads) {
   ferry_test::finishes_within(60s, [] {
     for (int i = 0; i < 10; ++i) {
-      ferry::future<int> f;
-      {
-        ferry::process_pool pool(options(1));
-        f = pool.submit(test_tasks::add(), i, 2);
-        f.on_done([pool](const ferry::future<int>&) {});
-      }
-      if (i % 2 == 0) {
-        const auto deadline = std::chrono::steady_clock::now() + 30s;  // polled: a pass may read it
-        while (!f.ready() && std::chrono::steady_clock::now() < deadline) {
-        }
-      }
+      auto f = ferry_test::dropped_by_a_callback<ferry::process_pool>(options(1), i, i % 2 == 0);
       EXPECT_EQ(get_within(f), i + 2);
     }
   }, "the last handle dropped on the pool's own thread");

@@ -115,6 +115,43 @@ inline void finishes_within(std::chrono::seconds limit, const std::function<void
   std::_Exit(1);
 }
 
+// Polls f with ready() (which lets this thread read the pool's answers)
+// until it is finished, for at most 30 s.
+template <class T>
+void poll_until_ready(const ferry::future<T>& f) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!f.ready() && std::chrono::steady_clock::now() < deadline) {
+  }
+}
+
+// Either pool: a task whose on_done callback shuts `pool` down, polled for
+// by this thread, which then most often runs the callback in its own turn
+// of the pool's loop. The value arrives, and the pool is shut down.
+template <class Pool>
+void shut_down_by_a_callback(Pool& pool, int i) {
+  auto f = pool.submit(test_tasks::add(), i, 1);
+  f.on_done([pool](const ferry::future<int>&) mutable { pool.shutdown(); });
+  poll_until_ready(f);
+  EXPECT_EQ(get_within(f), i + 1);
+  EXPECT_TRUE(pool.is_shutdown());
+  pool.shutdown();  // outside the loop: waits, and returns once it is done
+}
+
+// Either pool: a task whose on_done callback holds a copy of the pool's
+// handle, the only one left once this returns; the callback goes where the
+// answer is read: the manager thread, or (`poll`) most often this thread.
+template <class Pool, class Options>
+ferry::future<int> dropped_by_a_callback(const Options& options, int i, bool poll) {
+  ferry::future<int> f;
+  {
+    Pool pool(options);
+    f = pool.submit(test_tasks::add(), i, 2);
+    f.on_done([pool](const ferry::future<int>&) {});
+  }
+  if (poll) poll_until_ready(f);
+  return f;
+}
+
 inline void expect_message(const std::exception& e, std::string_view part) {
   EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
 }

@@ -180,8 +180,7 @@ TEST(MpiCore, ThreadsWaitingAtOnceEachGetTheirOwnAnswers) {
           while (f.wait_for(0ms) != std::future_status::ready && std::chrono::steady_clock::now() < deadline) {
           }
         } else if (i % 3 == 2) {
-          const auto deadline = std::chrono::steady_clock::now() + 30s;
-          while (!f.ready() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+          ferry_test::poll_until_ready(f);
         }
         if (f.wait_for(30s) != std::future_status::ready) {
           ++late;
@@ -260,14 +259,7 @@ TEST(MpiCore, ACallbackOnAPollingThreadMayShutItsPoolDown) {
       ferry::mpi_pool pool(options());
       auto warm = pool.submit(test_tasks::add(), 1, 1);
       EXPECT_EQ(get_within(warm), 2);
-      auto f = pool.submit(test_tasks::add(), i, 1);
-      f.on_done([pool](const ferry::future<int>&) mutable { pool.shutdown(); });
-      const auto deadline = std::chrono::steady_clock::now() + 30s;
-      while (!f.ready() && std::chrono::steady_clock::now() < deadline) {
-      }
-      EXPECT_EQ(get_within(f), i + 1);
-      EXPECT_TRUE(pool.is_shutdown());
-      pool.shutdown();
+      ferry_test::shut_down_by_a_callback(pool, i);
     }
   }, "shutdown() from a callback on a polling thread");
 }
@@ -278,17 +270,7 @@ TEST(MpiCore, ACallbackOnAPollingThreadMayShutItsPoolDown) {
 TEST(MpiCore, APoolsLastHandleMayGoWithACallbackOnThePoolsOwnThreads) {
   ferry_test::finishes_within(90s, [] {
     for (int i = 0; i < 4; ++i) {
-      ferry::future<int> f;
-      {
-        ferry::mpi_pool pool(options());
-        f = pool.submit(test_tasks::add(), i, 2);
-        f.on_done([pool](const ferry::future<int>&) {});
-      }
-      if (i % 2 == 0) {
-        const auto deadline = std::chrono::steady_clock::now() + 30s;
-        while (!f.ready() && std::chrono::steady_clock::now() < deadline) {
-        }
-      }
+      auto f = ferry_test::dropped_by_a_callback<ferry::mpi_pool>(options(), i, i % 2 == 0);
       EXPECT_EQ(get_within(f), i + 2);
       // One pool at a time: the next waits until the last one is gone.
       const auto deadline = std::chrono::steady_clock::now() + 30s;
