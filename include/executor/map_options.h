@@ -42,6 +42,11 @@ struct map_options {
   // sent, as future::cancel(grace) with this grace does. Unset: they finish
   // and their results are dropped.
   std::optional<std::chrono::milliseconds> stop_running{};
+  // How many times a chunk is sent again, to a new worker, after the worker
+  // running it died (each chunk's task_options::retries): its inputs are
+  // then copied as it is sent and kept until it ends, to be encoded again.
+  // Unset: pool_options::task_retries.
+  std::optional<unsigned> retries{};
 };
 
 }  // namespace ferry

@@ -121,6 +121,15 @@ TEST_F(Map, WithTaskRetriesAMapsChunkWhoseWorkerDiedIsSentAgain) {
   std::remove(path.c_str());
 }
 
+TEST_F(Map, AMapsOwnRetriesReplaceThePoolsTaskRetries) {
+  ferry::process_pool plain(options(2));
+  ferry_test::expect_map_options_retries_to_replace_the_pools(plain, false);
+  ferry::pool_options o = options(2);
+  o.task_retries = 3;
+  ferry::process_pool retrying(o);
+  ferry_test::expect_map_options_retries_to_replace_the_pools(retrying, true);
+}
+
 TEST_F(Map, AMapThatTimesOutCancelsWhatItHasNotSent) {
   ferry::process_pool pool(options(1));
   const auto start = std::chrono::steady_clock::now();

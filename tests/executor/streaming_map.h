@@ -230,6 +230,26 @@ void expect_map_chunks_sent_again_after_a_death(Pool& pool) {
   }
 }
 
+// map_options::retries replaces the pool's task_retries for a map's chunks:
+// on a pool without them (`pool_retries` false) a map given retries still
+// ends with every value after a worker's death in each chunk; on a pool
+// with them, a map given 0 fails with that death.
+template <class Pool>
+void expect_map_options_retries_to_replace_the_pools(Pool& pool, bool pool_retries) {
+  const std::string dir = ::testing::TempDir() + "/ferry_die_once_map_" + std::to_string(::getpid());
+  std::vector<std::string> paths;
+  for (int i = 0; i < 4; ++i) paths.push_back(dir + "_" + std::to_string(i));
+  for (const std::string& p : paths) std::remove(p.c_str());
+  if (pool_retries) {
+    EXPECT_THROW(pool.map(test_tasks::die_once(), paths, ferry::map_options{.chunksize = 2, .retries = 0}),
+                 ferry::worker_died_error);
+  } else {
+    EXPECT_EQ(pool.map(test_tasks::die_once(), paths, ferry::map_options{.chunksize = 2, .retries = 2}),
+              std::vector<int>(paths.size(), 1));
+  }
+  for (const std::string& p : paths) std::remove(p.c_str());
+}
+
 }  // namespace ferry_test
 
 #endif  // FERRY_TESTS_EXECUTOR_STREAMING_MAP_H_

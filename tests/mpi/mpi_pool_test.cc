@@ -586,6 +586,17 @@ TEST(MpiPool, WithTaskRetriesAMapsChunkWhoseWorkerDiedIsSentAgain) {
   ferry_test::expect_map_chunks_sent_again_after_a_death(pool);
 }
 
+TEST(MpiPool, AMapsOwnRetriesReplaceThePoolsTaskRetries) {
+  {
+    ferry::mpi_pool plain(options());
+    ferry_test::expect_map_options_retries_to_replace_the_pools(plain, false);
+  }
+  auto o = options();
+  o.local.task_retries = 3;
+  ferry::mpi_pool retrying(o);
+  ferry_test::expect_map_options_retries_to_replace_the_pools(retrying, true);
+}
+
 TEST(MpiPool, AMapsInputErrorAndAnEarlyBreakCancelWhatIsQueued) {
   auto o = options();
   o.local.max_workers = 1;

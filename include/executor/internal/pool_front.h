@@ -250,7 +250,8 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     std::optional<std::size_t> size;
     if constexpr (std::ranges::sized_range<View>) size = static_cast<std::size_t>(std::ranges::size(inputs));
     auto window = std::make_unique<map_window>(
-        std::make_unique<range_chunks<function<R(P)>, P, View>>(queue_, fn, std::move(inputs), options.priority),
+        std::make_unique<range_chunks<function<R(P)>, P, View>>(queue_, fn, std::move(inputs), options.priority,
+                                                              options.retries),
         options, queue_->max_workers(), size, InOrder);
     if constexpr (InOrder)
       return ordered_results<R>(std::move(window));

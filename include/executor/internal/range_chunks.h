@@ -21,14 +21,19 @@ namespace ferry::detail {
 template <class Fn, class P, class View>
 class range_chunks final : public chunk_source {
  public:
-  // `priority`: map_options::priority, each chunk's.
-  range_chunks(std::shared_ptr<task_queue> queue, Fn fn, View inputs, int priority)
-      : queue_(std::move(queue)), fn_(std::move(fn)), inputs_(std::move(inputs)), priority_(priority) {}
+  // `priority`, `retries`: map_options', each chunk's; without `retries`,
+  // the pool's task_retries.
+  range_chunks(std::shared_ptr<task_queue> queue, Fn fn, View inputs, int priority, std::optional<unsigned> retries)
+      : queue_(std::move(queue)),
+        fn_(std::move(fn)),
+        inputs_(std::move(inputs)),
+        priority_(priority),
+        retries_(retries.value_or(queue_->task_retries())) {}
 
   submitted next(std::uint32_t most) override {
     if (!it_) it_.emplace(std::ranges::begin(inputs_));
     auto& it = *it_;
-    if (const unsigned retries = queue_->task_retries(); retries != 0) return next_with_retries(most, retries);
+    if (retries_ != 0) return next_with_retries(most);
     if constexpr (std::ranges::forward_range<View>) {
       // Counted first, then encoded from the range itself: no copy.
       const auto first = it;
@@ -68,10 +73,10 @@ class range_chunks final : public chunk_source {
   }
 
  private:
-  // With pool_options::task_retries: the chunk is sent again, as a task
-  // submitted with retries is, after its worker's death; its inputs are
-  // copied, to be encoded again then, and kept until the chunk ends.
-  submitted next_with_retries(std::uint32_t most, unsigned retries) {
+  // With retries: the chunk is sent again, as a task submitted with retries
+  // is, after its worker's death; its inputs are copied, to be encoded
+  // again then, and kept until the chunk ends.
+  submitted next_with_retries(std::uint32_t most) {
     auto& it = *it_;
     auto held = std::make_shared<std::vector<std::ranges::range_value_t<View>>>();
     for (; held->size() < most && it != std::ranges::end(inputs_); ++it) held->emplace_back(*it);
@@ -83,13 +88,14 @@ class range_chunks final : public chunk_source {
       };
       return submit_encoded(queue, fn, n, encode, {.priority = priority});
     };
-    return {run_with_retries(queue_, std::move(send), task_options{.priority = priority_}, retries), n};
+    return {run_with_retries(queue_, std::move(send), task_options{.priority = priority_}, retries_), n};
   }
 
   std::shared_ptr<task_queue> queue_;
   Fn fn_;
   View inputs_;
   int priority_;
+  unsigned retries_;
   std::optional<std::ranges::iterator_t<View>> it_;  // once the first chunk is read
   std::vector<std::ranges::range_value_t<View>> buffer_;  // single-pass inputs only
 };
