@@ -8,6 +8,7 @@
 #include "executor/wire/message_io.h"
 #include "executor/wire/protocol.h"
 #include "executor/core/admission.h"
+#include "executor/core/loop_scope.h"
 #include "executor/core/option_checks.h"
 #include <executor/errors.h>
 #include <executor/internal/result_items.h>
@@ -31,22 +32,9 @@ constexpr std::chrono::milliseconds sample_period{1};
 // within about this long.
 constexpr std::chrono::microseconds helped_nap{1000};
 
-// This thread takes a turn of a pool's loop, whose turn_mu_ it holds: a
-// future it polls (a callback's) must not take another.
-thread_local bool in_a_turn = false;
-
-// Marks this thread as taking a turn while it lives.
-class turn_scope {
- public:
-  turn_scope() { in_a_turn = true; }
-  ~turn_scope() { in_a_turn = false; }
-  turn_scope(const turn_scope&) = delete;
-  turn_scope& operator=(const turn_scope&) = delete;
-};
-
-}  // namespace
-
-namespace {
+// A thread taking a turn of the pool's loop holds its turn_mu_: a future it
+// polls (a callback's) takes no other turn.
+using turn_scope = loop_scope<mpi_core>;
 
 // What an mpi_pool's options cannot do, and a job that cannot have one now:
 // each a ferry::error saying what to do instead.
@@ -223,28 +211,22 @@ void mpi_core::wake_manager() {
 }
 
 bool mpi_core::help_turn(bool only_when_idle) {
-  if (in_a_turn || !turn_mu_.try_lock()) return false;
-  bool ran = false;
+  if (turn_scope::in_any() || !turn_mu_.try_lock()) return false;
+  bool left_nothing = false;
   try {
-    turn_scope scope;
-    bool closed;
-    {
-      mutex_lock lock(intake_.mu);
-      closed = intake_.closed();
-    }
-    if (!closed && (!only_when_idle || rooms_.in_flight() == 0)) {
+    turn_scope scope(this);
+    // A shutdown since the last turn leaves this one more: harmless, and
+    // it sets closing_ for the next.
+    if (!closing_ && (!only_when_idle || rooms_.in_flight() == 0)) {
       last_help_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
-      (void)take_turn();
-      ran = true;
+      left_nothing = take_turn().queue.empty;
     }
   } catch (...) {
     turn_mu_.unlock();
     throw;
   }
   turn_mu_.unlock();
-  if (!ran) return false;
-  mutex_lock lock(intake_.mu);
-  return intake_.pending.empty();
+  return left_nothing;
 }
 
 void mpi_core::announce() {
@@ -257,10 +239,10 @@ void mpi_core::shutdown(shutdown_options how) {
   // From a callback a turn runs (on_done, an observer), on a thread that
   // waits or on the manager: the manager finishes the shutdown once the
   // turn is over, and cannot take its turn while this one waits.
-  if (how.wait && !in_a_turn) manager_.join();
+  if (how.wait && !turn_scope::in(this)) manager_.join();
 }
 
-bool mpi_core::runs_its_loop_here() const { return in_a_turn || manager_.is_current(); }
+bool mpi_core::runs_its_loop_here() const { return turn_scope::in(this) || manager_.is_current(); }
 
 bool mpi_core::is_shutdown() const { return intake_.is_closed(); }
 
@@ -453,8 +435,7 @@ mpi_core::turn_outcome mpi_core::take_turn() {
     update_windows(now);
     next_look_ = now + sample_period;
   }
-  return {.did = did_read || !plan.to_send.empty(), .sending = sending, .idle = plan.idle,
-          .finished = plan.finished, .kill = plan.kill};
+  return {.did = did_read || !plan.to_send.empty(), .sending = sending, .queue = plan.queue};
 }
 
 // The manager's loop: a turn, then, when it did nothing, a wait without
@@ -466,16 +447,16 @@ void mpi_core::run() {
     turn_outcome out;
     {
       mutex_lock turn(turn_mu_);
-      turn_scope scope;
+      turn_scope scope(this);
       out = take_turn();
-      if (out.finished) {
-        stop_agents(out.kill);
+      if (out.queue.finished) {
+        stop_agents(out.queue.kill);
         return;
       }
     }
     if (out.did) backoff.reset();
     else if (out.sending) backoff.yield();
-    else wait_for_news(backoff, news_seen, out.idle);
+    else wait_for_news(backoff, news_seen, out.queue.idle);
   }
 }
 
@@ -499,8 +480,9 @@ void mpi_core::send_stop_requests() {
 mpi_core::turn_plan mpi_core::take_tasks() {
   turn_plan plan;
   mutex_lock lock(intake_.mu);
-  plan.kill = intake_.kill_running();
-  while (!plan.kill && !intake_.pending.empty()) {
+  queue_seen& seen = plan.queue;
+  seen.kill = intake_.kill_running();
+  while (!seen.kill && !intake_.pending.empty()) {
     std::exception_ptr refused;
     agent* best = agent_for(intake_.pending.front(), refused);
     if (best == nullptr && !refused) break;
@@ -518,11 +500,13 @@ mpi_core::turn_plan mpi_core::take_tasks() {
     rooms_.add(index_of(*best));
     plan.to_send.emplace_back(best, std::move(t));
   }
-  plan.finished = intake_.closed() && (plan.kill || (intake_.pending.empty() && rooms_.in_flight() == 0));
+  closing_ = intake_.closed();
+  seen.empty = intake_.pending.empty();
+  seen.finished = closing_ && (seen.kill || (seen.empty && rooms_.in_flight() == 0));
   // Nothing to wait for from the agents: the manager sleeps until there is
   // work, but wakes each heartbeat interval to take their heartbeats off
   // MPI's queue of unexpected messages, which would otherwise only grow.
-  plan.idle = rooms_.in_flight() == 0 && intake_.pending.empty() && !intake_.closed();
+  seen.idle = rooms_.in_flight() == 0 && seen.empty && !closing_;
   return plan;
 }
 

@@ -78,8 +78,8 @@ class mpi_core final : public task_queue, private loop_helper {
   // Returns at once, false, while another thread takes a turn, once the
   // pool is shutting down (its last turns are the manager's), or, with
   // `only_when_idle` (a submit), while anything is in flight (a burst of
-  // submits is the manager's to batch). True when it ran and left nothing
-  // queued.
+  // submits is the manager's to batch). True when it ran and took all that
+  // was queued (what comes later wakes the manager: submit_task).
   bool help_turn(bool only_when_idle);
   void help() override { help_turn(false); }
   void announce() override;
@@ -135,21 +135,23 @@ class mpi_core final : public task_queue, private loop_helper {
   void abandon_start(mpi::job& j);
   void add_agent(mpi::job& j, int rank, const mpi::hello& h) ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
   void run();  // the manager thread: turns until shutdown, then stop_agents
-  // What one turn took from the queue: tasks and the agents they go to,
-  // whether shutdown said kill_running, whether the loop is done.
+  // What a turn saw of the queue, under intake_.mu as it took from it.
+  struct queue_seen {
+    bool kill = false;      // shutdown said kill_running
+    bool finished = false;  // shut down, and nothing left to send or to wait for (or kill)
+    bool idle = false;      // nothing in flight, nothing queued: nothing to wait for from the agents
+    bool empty = false;     // nothing left queued
+  };
+  // What one turn took from the queue: tasks and the agents they go to.
   struct turn_plan {
     std::vector<std::pair<agent*, task>> to_send;
     std::vector<std::pair<task, std::exception_ptr>> refused;  // failed once the lock is let go
-    bool kill = false;
-    bool finished = false;
-    bool idle = false;  // nothing in flight, nothing queued: nothing to wait for from the agents
+    queue_seen queue;
   };
   struct turn_outcome {
     bool did = false;      // sent or read something
     bool sending = false;  // pieces of a large message are still going out
-    bool idle = false;     // as turn_plan's
-    bool finished = false;
-    bool kill = false;
+    queue_seen queue;
   };
   turn_outcome take_turn() ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
   turn_plan take_tasks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(turn_mu_);
@@ -215,6 +217,8 @@ class mpi_core final : public task_queue, private loop_helper {
   // initialized MPI_THREAD_SERIALIZED: one thread calls it at a time).
   mutex turn_mu_;
   std::chrono::steady_clock::time_point next_look_ ABSL_GUARDED_BY(turn_mu_){};  // at the agents (check_agents)
+  // The last turn saw the pool shut down: the turns left are the manager's.
+  bool closing_ ABSL_GUARDED_BY(turn_mu_) = false;
   // The stop target of every task's future (future::cancel(grace)): wakes
   // the manager as a submit does. Closed by the destructor.
   const std::shared_ptr<stop_inbox> stops_ = std::make_shared<stop_inbox>([this] { wake_manager(); });

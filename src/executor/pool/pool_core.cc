@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "executor/core/admission.h"
+#include "executor/core/loop_scope.h"
 #include "executor/core/option_checks.h"
 #include <executor/cpu_count.h>
 #include <executor/errors.h>
@@ -183,10 +184,9 @@ void pool_core::tell(task_event::kind what, const worker_slot& w, const pool_tas
 }
 
 namespace {
-// The pool whose loop this thread runs a pass of, holding its loop_mu_: a
-// future the pass polls (an observer's, a callback's) must not run another
-// pass, and a shutdown it calls cannot wait for the loop it is in.
-thread_local const pool_core* in_a_pass = nullptr;
+// A thread running a pass of the pool's loop holds its loop_mu_: a future
+// the pass polls (an observer's, a callback's) runs no other pass.
+using pass_scope = loop_scope<pool_core>;
 }  // namespace
 
 void pool_core::shutdown(shutdown_options how) {
@@ -194,7 +194,7 @@ void pool_core::shutdown(shutdown_options how) {
   // From a callback the pool runs (on_done, an observer): the pass that
   // runs it goes on once it returns, and the loop finishes the shutdown,
   // as a callback on the manager thread does.
-  if (!how.wait || in_a_pass == this) return;
+  if (!how.wait || pass_scope::in(this)) return;
   if (role_.loop == driver::caller) {
     while (turn(std::chrono::milliseconds(100))) {
     }
@@ -203,7 +203,7 @@ void pool_core::shutdown(shutdown_options how) {
   }
 }
 
-bool pool_core::runs_its_loop_here() const { return in_a_pass == this || manager_.is_current(); }
+bool pool_core::runs_its_loop_here() const { return pass_scope::in(this) || manager_.is_current(); }
 
 bool pool_core::is_shutdown() const { return intake_.is_closed(); }
 
@@ -767,15 +767,16 @@ bool pool_core::pass(std::optional<clock::duration> most) {
   mutex_lock loop(loop_mu_);
   if (stopped_) return false;
   bool more = false;
-  in_a_pass = this;
-  try {
-    more = serve_once(most);
-  } catch (...) {
-    // Nothing is expected to get here; if something does, no future may be
-    // left waiting and no worker left running.
-    fail_everything(std::current_exception());
+  {
+    pass_scope scope(this);
+    try {
+      more = serve_once(most);
+    } catch (...) {
+      // Nothing is expected to get here; if something does, no future may
+      // be left waiting and no worker left running.
+      fail_everything(std::current_exception());
+    }
   }
-  in_a_pass = nullptr;
   if (more) return true;
   stop_all_workers();
   stopped_ = true;
@@ -889,7 +890,7 @@ bool pool_core::serve_once(std::optional<clock::duration> most) {
 bool pool_core::run_helping_pass(bool only_when_idle) {
   // Captured output is read before the result of the task that wrote it,
   // and handed to on_output on the manager's thread: the manager's alone.
-  if (in_a_pass != nullptr || captures_output()) return false;
+  if (pass_scope::in_any() || captures_output()) return false;
   if (!loop_mu_.try_lock()) return false;
   // With `only_when_idle` (a submit), only while no worker runs a task.
   // Otherwise (a waiting thread), only while nothing waits in the queue:
@@ -906,7 +907,7 @@ bool pool_core::run_helping_pass(bool only_when_idle) {
   };
   const bool ran = !stopped_ && (only_when_idle ? all_idle() : queue_empty());
   if (ran) {
-    in_a_pass = this;
+    pass_scope scope(this);
     try {
       ++passes_;
       dispatch(true);
@@ -930,7 +931,6 @@ bool pool_core::run_helping_pass(bool only_when_idle) {
       fail_everything(std::current_exception());
       wake();
     }
-    in_a_pass = nullptr;
   }
   loop_mu_.unlock();
   return ran;
