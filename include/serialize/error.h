@@ -72,10 +72,12 @@ class FERRY_SERIALIZE_EXPORT module_not_found_error : public module_error {
   ~module_not_found_error() override;
 };
 
-// A file with the module's name was found but was built differently: its GNU
-// build-id differs from the one recorded. Ids are lower-case hex. path() is
-// the path recorded in the bytes; examined() the file whose build-id was
-// read (the last one, when several candidates were), which may be another.
+// A file with the module's name was found, or is loaded in this process (a
+// program or library rebuilt since the bytes were written), but was built
+// differently: its GNU build-id differs from the one recorded. Ids are
+// lower-case hex. path() is the path recorded in the bytes; examined() the
+// file whose build-id was read (the last one, when several candidates
+// were), which may be another.
 class FERRY_SERIALIZE_EXPORT build_id_mismatch_error : public module_error {
  public:
   build_id_mismatch_error(std::string path, std::string expected_hex, std::string found_hex,

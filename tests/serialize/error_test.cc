@@ -58,7 +58,8 @@ TEST(Error, ABuildIdMismatchNamesBothIdsAndTheFileExamined) {
   const ferry::build_id_mismatch_error moved("/a/libx.so", "aa11", "bb22", "/search/libx.so");
   EXPECT_STREQ(moved.what(),
                "ferry: module '/a/libx.so' was looked for at '/search/libx.so', which has build-id bb22 but "
-               "the bytes were made with build-id aa11; sender and receiver must run the same build of that module");
+               "the bytes were made with build-id aa11; sender and receiver must run the same build of that module "
+               "(bytes kept across builds need a stable name: ferry::named)");
   EXPECT_EQ(moved.expected(), "aa11");
   EXPECT_EQ(moved.found(), "bb22");
   EXPECT_EQ(moved.examined(), "/search/libx.so");

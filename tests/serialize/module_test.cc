@@ -158,6 +158,51 @@ TEST_F(ModuleLoading, OtherBuildIsABuildIdMismatch) {
   fs::remove_all(dir);
 }
 
+// Bytes written by a build of this very program before it was rebuilt: the
+// error names the build that runs here, whether or not the program was
+// allowed, rather than asking for an allowance that could not help or
+// calling it another program.
+TEST_F(ModuleLoading, BytesOfAnotherBuildOfThisProgramSayWhichBuildRunsHere) {
+  ferry::function<int(int)> f = [](int x) { return x + 1; };
+  std::string bytes = ferry::dumps(f);
+  const std::string here = ferry::inspect(bytes).modules.at(0).build_id;
+  const auto l = ferry::testing::layout_of(bytes);
+  bytes[l.build_id_at] = static_cast<char>(bytes[l.build_id_at] ^ 0x5a);  // an earlier build
+  bytes = ferry::testing::reseal(bytes);
+  for (const bool allowed : {false, true}) {
+    if (allowed) ferry::allow_module(fs::canonical("/proc/self/exe"));
+    try {
+      (void)ferry::loads<int_fn>(bytes);
+      FAIL() << "expected build_id_mismatch_error";
+    } catch (const ferry::build_id_mismatch_error& e) {
+      EXPECT_EQ(e.found(), here) << "allowed: " << allowed;
+      EXPECT_NE(e.expected(), e.found());
+      EXPECT_EQ(fs::path(e.path()), fs::canonical("/proc/self/exe"));
+      EXPECT_NE(std::string(e.what()).find("ferry::named"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The same for a library this process loaded, once rebuilt: bytes of the
+// other build naming its path say which build is loaded, allowed or not.
+TEST_F(ModuleLoading, BytesOfAnotherBuildOfALoadedLibrarySayWhichBuildIsLoaded) {
+  ferry::allow_module(plugin);
+  ASSERT_EQ(ferry::loads<int_fn>(bytes_from_plugin(plugin, "lambda"))(1), 2);  // loaded now
+  const std::string loaded = ferry::inspect(bytes_from_plugin(plugin, "lambda")).modules.at(0).build_id;
+  const std::string other =
+      ferry::testing::with_module_path(bytes_from_plugin(plugin_variant, "lambda"), fs::canonical(plugin).string());
+  for (const bool allowed : {true, false}) {
+    if (!allowed) ferry::clear_allowed_modules();
+    try {
+      (void)ferry::loads<int_fn>(other);
+      FAIL() << "expected build_id_mismatch_error";
+    } catch (const ferry::build_id_mismatch_error& e) {
+      EXPECT_EQ(e.found(), loaded) << "allowed: " << allowed;
+      EXPECT_NE(e.expected(), e.found());
+    }
+  }
+}
+
 TEST_F(ModuleLoading, DotDotDoesNotLeaveTheAllowedDirectory) {
   const fs::path allowed = plugin.parent_path() / "variant";
   ferry::allow_module(allowed);

@@ -7,6 +7,8 @@
 #include <optional>
 #include <system_error>
 
+#include <sys/stat.h>
+
 #include <absl/container/flat_hash_map.h>
 #include <absl/strings/string_view.h>
 
@@ -179,6 +181,27 @@ void load_module_by_path(const std::string& path) {
 
 namespace {
 
+// The build-id of the object this process has loaded from the file at
+// `path`, if any: that file is then this process's, as another build than
+// the bytes name (a program or library rebuilt since they were written),
+// and loading it again would only give back what is loaded.
+// Files are compared by device and inode: one stat() per loaded object.
+std::optional<std::string> loaded_build_at(const std::string& path) {
+  struct stat wanted {};
+  if (::stat(path.c_str(), &wanted) != 0) return std::nullopt;
+  std::optional<std::string> build_id;
+  for_each_loaded_object([&](const object_view& object) {
+    loaded_object o = object.describe();
+    struct stat st {};
+    if (o.path.empty() || ::stat(o.path.c_str(), &st) != 0 || st.st_dev != wanted.st_dev ||
+        st.st_ino != wanted.st_ino)
+      return false;
+    build_id = std::move(o.build_id);
+    return true;
+  });
+  return build_id;
+}
+
 // The file that loading the module would open, chosen by the policy and
 // checked by its build-id; throws the module error that refuses it.
 std::string choose_file(const std::string& path, std::string_view build_id, bool vouched) {
@@ -186,6 +209,11 @@ std::string choose_file(const std::string& path, std::string_view build_id, bool
   std::string examined;     // that candidate
   const std::vector<std::string> candidates = candidates_for(path, vouched);
   for (const std::string& candidate : candidates) {
+    if (const auto loaded = loaded_build_at(candidate)) {
+      found_other = to_hex(*loaded);
+      examined = candidate;
+      continue;
+    }
     const elf::file_facts facts = inspect_library(candidate);
     if (facts.build_id == build_id) return candidate;
     found_other = to_hex(facts.build_id);
@@ -197,7 +225,13 @@ std::string choose_file(const std::string& path, std::string_view build_id, bool
     inspect_library(found);
     return found;
   }
-  if (candidates.empty()) throw_not_loadable(path);
+  if (candidates.empty()) {
+    // Not allowed, but loaded here as another build: that is what to say,
+    // since allowing it could not help.
+    if (const auto loaded = loaded_build_at(path))
+      throw build_id_mismatch_error(path, to_hex(build_id), to_hex(*loaded), path);
+    throw_not_loadable(path);
+  }
   throw build_id_mismatch_error(path, to_hex(build_id), found_other, examined);
 }
 

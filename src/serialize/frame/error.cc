@@ -43,7 +43,8 @@ build_id_mismatch_error::build_id_mismatch_error(std::string path, std::string e
                              " has build-id " +
                              (found_hex.empty() ? std::string("(none)") : found_hex) +
                              " but the bytes were made with build-id " + expected_hex +
-                             "; sender and receiver must run the same build of that module"),
+                             "; sender and receiver must run the same build of that module (bytes "
+                             "kept across builds need a stable name: ferry::named)"),
       expected_(std::move(expected_hex)),
       found_(std::move(found_hex)),
       examined_(examined.empty() ? this->path() : std::move(examined)) {}
