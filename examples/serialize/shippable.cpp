@@ -129,6 +129,11 @@ void stable_name() {
     return 2 * x;
   });
   std::cout << ferry::loads<decltype(f)>(ferry::dumps(f))(1.25) << "\n";  // 2.5
+
+  // A closure of a named function takes its name; its captures travel as values.
+  ferry::function<double(double)> scale = ferry::closure(
+      ferry::named<"examples.scale_by.v1">([](double k, double x) { return k * x; }), 3.0);
+  std::cout << ferry::loads<decltype(scale)>(ferry::dumps(scale))(1.25) << "\n";  // 3.75
 }
 // [end]
 

@@ -19,6 +19,16 @@
 // Several modules may register one name for the same callable type (a header
 // instantiated in two modules); different callable types under one name and
 // signature are an error when loading (ferry::unknown_key_error).
+//
+// A closure of a named function takes its name, so that one whose captures
+// are values is kept across builds too:
+//
+//   ferry::function<double(double)> scale_by =
+//       ferry::closure(ferry::named<"geometry.scale_by.v1">([](double k, double x) { return k * x; }), 2.5);
+//
+// Two closures of one named function whose captures differ in type but
+// leave the same signature share that name: name each closure instead,
+// ferry::named<"...">(ferry::closure(...)).
 #ifndef FERRY_SERIALIZE_NAMED_H_
 #define FERRY_SERIALIZE_NAMED_H_
 
@@ -64,6 +74,15 @@ class named_callable {
 
 template <stable_name Name, class F>
 inline constexpr const char* stable_name_of<named_callable<Name, F>> = Name.value;
+
+// A closure of a named function, ferry::closure(ferry::named<"n">(fn),
+// captures...), is what gets shipped, and its code is fn's: it takes fn's
+// name, as Python's pickle ships functools.partial(f, k) as a reference to f
+// and k. (serialize/closure.h defines the template.)
+template <class Fn, class... Caps>
+class bound_closure;
+template <stable_name Name, class F, class Cap, class... Caps>
+inline constexpr const char* stable_name_of<bound_closure<named_callable<Name, F>, Cap, Caps...>> = Name.value;
 
 }  // namespace detail
 

@@ -299,6 +299,19 @@ TEST_F(ModuleLoading, NamedCallableLoadsFromAnotherBuild) {
   fs::remove_all(dir);
 }
 
+// ferry::closure(ferry::named<"n">(fn), captures...) takes fn's name: its
+// bytes load in another build, the captures read back as they were written.
+TEST_F(ModuleLoading, AClosureOfANamedFunctionLoadsFromAnotherBuild) {
+  const std::string bytes = bytes_from_plugin(plugin_variant, "named_closure");
+  EXPECT_EQ(ferry::inspect(bytes).kind, "named");
+  const fs::path dir = fs::temp_directory_path() / ("ferry_named_closure_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(plugin, dir / plugin.filename(), fs::copy_options::overwrite_existing);
+  ferry::allow_module(dir);
+  EXPECT_EQ(ferry::loads<int_fn>(bytes)(1), 101);  // the allowed build's code: x + 100 * 1
+  fs::remove_all(dir);
+}
+
 TEST_F(ModuleLoading, NamedCallableStillObeysThePolicy) {
   const std::string named = bytes_from_plugin(plugin, "named");
   EXPECT_THROW((void)ferry::loads<int_fn>(named), ferry::module_not_allowed_error);
