@@ -32,7 +32,9 @@ struct map_options {
   // Draws a progress bar on stderr while the results are consumed (done
   // and total when the input's size is known, rate, elapsed time and an
   // estimate of what is left), redrawn at most every 100 ms by the thread
-  // iterating the results; nothing when stderr is not a terminal.
+  // iterating the results; nothing when stderr is not a terminal, unless
+  // this process is a rank of an MPI job, whose stderr its launcher (mpirun,
+  // srun) relays: then at most once a second (docs/api/executor.md).
   bool progress = false;
   // Each chunk's task_options::priority: among the tasks not yet sent to a
   // worker, higher first.

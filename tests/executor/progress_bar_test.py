@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A map's progress bar as a person sees it: tests/executor/progress_bar.cpp
-run with stderr on a pseudo-terminal (the bar is drawn and ends at 100%) and
-on a pipe (nothing is drawn).
+run with stderr on a pseudo-terminal (the bar is drawn and ends at 100%), on
+a pipe (nothing is drawn), and on a pipe in an MPI rank's environment (the
+launcher's pipe: drawn).
 
     progress_bar_test.py PROGRAM
 """
@@ -75,6 +76,15 @@ check(not any("%" in d for d in draws), "endless: a percentage without a known s
 p = subprocess.run([program, "ordered"], capture_output=True, timeout=60)
 check(p.returncode == 0 and p.stdout.decode().strip() == expected_sum, f"pipe: {p.returncode} {p.stdout!r}")
 check(p.stderr == b"", f"pipe: something was drawn on a stderr that is not a terminal: {p.stderr[:200]!r}")
+
+# A rank of an MPI job (PMIX_RANK, as mpirun and srun set it): its stderr is
+# the launcher's pipe, which relays it; the bar is drawn there, and ended.
+p = subprocess.run([program, "ordered"], capture_output=True, timeout=60, env=dict(os.environ, PMIX_RANK="0"))
+draws = [d for d in re.split(r"[\r\n]", p.stderr.decode(errors="replace")) if d.startswith("ferry map")]
+check(p.returncode == 0 and p.stdout.decode().strip() == expected_sum, f"launcher: {p.returncode} {p.stdout!r}")
+check(bool(draws) and draws[-1].startswith("ferry map 100% [####################] 300/300"),
+      f"launcher: the bar was not drawn on the launcher's pipe: {p.stderr[-200:]!r}")
+check(p.stderr.endswith(b"\n"), f"launcher: the line is not ended: {p.stderr[-80:]!r}")
 
 for f in failures:
     print("FAILED:", f)

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 using namespace std::chrono_literals;
@@ -45,4 +46,35 @@ TEST(ProgressLine, NotATerminalDrawsNothing) {
   char c;
   EXPECT_EQ(read(fds[0], &c, 1), 0);
   close(fds[0]);
+}
+
+// A rank of an MPI job: its stderr is the launcher's pipe, which relays it
+// to the terminal (or log) the job was started from, so the bar is drawn
+// there, once a second at most; a file is still left clean.
+TEST(ProgressLine, InAnMpiJobTheLaunchersPipeGetsTheBarOnceASecond) {
+  ASSERT_EQ(::setenv("PMIX_RANK", "0", 1), 0);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  {
+    ferry::detail::progress_line line(fds[1], 10);
+    EXPECT_TRUE(line.drawing());
+    line.update(1);
+    line.update(2);  // within the second: not drawn
+    line.update(10, true);
+  }
+  close(fds[1]);
+  std::string drawn;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) drawn.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  EXPECT_NE(drawn.find(" 1/10"), std::string::npos) << drawn;
+  EXPECT_EQ(drawn.find(" 2/10"), std::string::npos) << drawn;
+  EXPECT_NE(drawn.find("10/10"), std::string::npos) << drawn;
+  EXPECT_EQ(drawn.back(), '\n');
+
+  std::FILE* log = std::tmpfile();
+  ASSERT_NE(log, nullptr);
+  EXPECT_FALSE(ferry::detail::progress_line(fileno(log), 10).drawing());
+  std::fclose(log);
+  ::unsetenv("PMIX_RANK");
 }

@@ -8,8 +8,10 @@
 // the start method in FERRY_TEST_START (spawn or plugin). The tasks are
 // closures made inside functions of a shared library (tests/executor/
 // test_tasks.cpp) that the agent's workers load by themselves.
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -584,6 +586,31 @@ TEST(MpiPool, WithTaskRetriesAMapsChunkWhoseWorkerDiedIsSentAgain) {
   o.local.task_retries = 3;
   ferry::mpi_pool pool(o);
   ferry_test::expect_map_chunks_sent_again_after_a_death(pool);
+}
+
+// A rank's stderr is mpirun's pipe, never a terminal: a map's progress bar
+// is drawn there all the same (src/executor/observe/progress_line.h), for
+// mpirun to relay, as the process pool draws it on a terminal. Here the
+// pipe is one of the test's own, put in stderr's place for the map.
+TEST(MpiPool, AMapsProgressBarIsDrawnThroughTheLaunchersPipe) {
+  ferry::mpi_pool pool(options());
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
+  std::fflush(stderr);
+  const int saved = ::dup(2);
+  ASSERT_GE(saved, 0);
+  ASSERT_EQ(::dup2(fds[1], 2), 2);
+  ::close(fds[1]);
+  const std::vector<int> in(12, 5);
+  const std::vector<int> out = pool.map(test_tasks::negate_pointer(), in, ferry::map_options{.chunksize = 1, .progress = true});
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::string drawn;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) drawn.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);  // non-blocking: what was drawn is there; nothing waits for more
+  EXPECT_EQ(out, std::vector<int>(12, -5));
+  EXPECT_NE(drawn.find("ferry map 100% [####################] 12/12"), std::string::npos) << drawn;
 }
 
 TEST(MpiPool, AMapsOwnRetriesReplaceThePoolsTaskRetries) {

@@ -1,10 +1,12 @@
 // Copyright ferry authors.
 #include "executor/observe/progress_line.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 
 namespace ferry::detail {
 
@@ -68,13 +70,37 @@ std::string format_progress(std::size_t done, std::optional<std::size_t> total,
   return line;
 }
 
-progress_line::progress_line(int fd, std::optional<std::size_t> total)
-    : fd_(::isatty(fd) == 1 ? fd : -1), total_(total) {}
+progress_target progress_target_of(int fd) {
+  if (::isatty(fd) == 1) return progress_target::terminal;
+  // OpenMPI's mpirun, PMIx (OpenMPI's and Slurm's srun --mpi=pmix), and the
+  // PMI of MPICH's hydra and of srun name the rank in the environment.
+  const bool a_rank = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr ||
+                      std::getenv("PMI_RANK") != nullptr;
+  struct stat st {};
+  if (a_rank && ::fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+    return progress_target::launcher;
+  return progress_target::none;
+}
+
+progress_line::progress_line(int fd, std::optional<std::size_t> total) : fd_(-1), total_(total) {
+  switch (progress_target_of(fd)) {
+    case progress_target::terminal:
+      fd_ = fd;
+      every_ = std::chrono::milliseconds(100);
+      break;
+    case progress_target::launcher:
+      fd_ = fd;
+      every_ = std::chrono::seconds(1);
+      break;
+    case progress_target::none:
+      break;
+  }
+}
 
 void progress_line::update(std::size_t done, bool last) {
   if (fd_ < 0 || ended_) return;
   const clock::time_point now = clock::now();
-  if (!last && now - drawn_ < std::chrono::milliseconds(100)) return;
+  if (!last && now - drawn_ < every_) return;
   drawn_ = now;
   // \r and erase to the end of the line: the line shrinks as the estimate does.
   // Appended, not "\r" + a temporary: g++ 12 at -O3 warns falsely of an
