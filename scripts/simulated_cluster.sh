@@ -79,7 +79,11 @@ cluster_run() {  # MPIRUN ARGS...
   local mpirun=$1 hosts="10.78.0.100:1" k
   shift
   for k in $(seq 1 "$cluster_hosts"); do hosts="$hosts,10.78.0.$k:1"; done
-  timeout 300 ip netns exec "$(cluster_ns 0)" "$mpirun" --allow-run-as-root --oversubscribe --host "$hosts" \
+  # An Open MPI session directory apart from other jobs' on this machine
+  # (tests/mpi/own_session_dir.sh says why).
+  mkdir -p "$cluster_tmp/ompi"
+  OMPI_MCA_orte_tmpdir_base=$cluster_tmp/ompi \
+    timeout 300 ip netns exec "$(cluster_ns 0)" "$mpirun" --allow-run-as-root --oversubscribe --host "$hosts" \
     -n $((cluster_hosts + 1)) --mca plm_rsh_agent "$cluster_tmp/agent" \
     --mca oob_tcp_if_include 10.78.0.0/24 --mca btl self,tcp --mca btl_tcp_if_include 10.78.0.0/24 "$@" 2>&1
 }

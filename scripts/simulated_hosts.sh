@@ -57,7 +57,11 @@ EOA
 hosts_run() {  # SLOTS1 SLOTS2 MPIRUN ARGS...
   local first=$1 second=$2 mpirun=$3
   shift 3
-  timeout "${HOSTS_TIMEOUT:-120}" ip netns exec "$hosts_h1" "$mpirun" --allow-run-as-root --oversubscribe \
+  # An Open MPI session directory apart from other jobs' on this machine
+  # (tests/mpi/own_session_dir.sh says why).
+  mkdir -p "$hosts_tmp/ompi"
+  OMPI_MCA_orte_tmpdir_base=$hosts_tmp/ompi \
+    timeout "${HOSTS_TIMEOUT:-120}" ip netns exec "$hosts_h1" "$mpirun" --allow-run-as-root --oversubscribe \
     --host "10.77.0.1:$first,10.77.0.2:$second" -n $((first + second)) --mca plm_rsh_agent "$hosts_tmp/agent" \
     --mca oob_tcp_if_include 10.77.0.0/24 --mca btl self,tcp --mca btl_tcp_if_include 10.77.0.0/24 "$@" 2>&1
 }

@@ -4,7 +4,9 @@
 # Everything lives in a temporary directory: a fresh munge key and its
 # munged, a generated slurm.conf (ports of its own, no accounting, processes
 # tracked by parentage, nothing bound), slurmctld and one slurmd per node;
-# SLURM_CONF points srun, sbatch, sinfo and scancel at it. slurm_down
+# SLURM_CONF points srun, sbatch, sinfo and scancel at it, and
+# OMPI_MCA_orte_tmpdir_base gives its jobs Open MPI session directories of
+# their own (tests/mpi/own_session_dir.sh says why). slurm_down
 # cancels what runs, stops the daemons and removes the directory.
 #
 # Several such clusters may be up at once on one machine (two checkouts, the
@@ -44,7 +46,7 @@ slurm_down() {
   rm -rf "$slurm_tmp"
   slurm_tmp=
   slurm_nodes=0
-  unset SLURM_CONF
+  unset SLURM_CONF OMPI_MCA_orte_tmpdir_base
 }
 
 slurm_run() {  # COMMAND...
@@ -64,7 +66,11 @@ slurm_begin() {
   done
   slurm_tmp=$(mktemp -d)
   chmod 711 "$slurm_tmp"  # munge's socket must be reachable through it
-  mkdir -p "$slurm_tmp/state" "$slurm_tmp/spool"
+  mkdir -p "$slurm_tmp/state" "$slurm_tmp/spool" "$slurm_tmp/ompi"
+  # The cluster's jobs keep Open MPI's session directories apart from other
+  # jobs' on this machine (tests/mpi/own_session_dir.sh says why); srun
+  # passes its environment on to the tasks.
+  export OMPI_MCA_orte_tmpdir_base=$slurm_tmp/ompi
   head -c 1024 /dev/urandom >"$slurm_tmp/munge.key"
   chmod 400 "$slurm_tmp/munge.key"
   munged --force --socket="$slurm_tmp/munge.socket" --key-file="$slurm_tmp/munge.key" \

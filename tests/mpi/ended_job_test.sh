@@ -12,6 +12,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$program" "$work/ended_job"  # its path names this job's processes alone
 tmp=${TMPDIR:-/tmp}
+# Open MPI's session directory apart from other jobs' (own_session_dir.sh
+# says why), here where mpirun itself must get the signals.
+mkdir "$work/ompi"
+export OMPI_MCA_orte_tmpdir_base=$work/ompi
 # The job's processes: ranks and workers alike run this file.
 job_pids() { for p in /proc/[0-9]*; do [ "$(readlink "$p/exe" 2>/dev/null)" = "$work/ended_job" ] && echo "${p#/proc/}"; done; }
 module_dirs() { for p in $(job_pids); do ls -d "$tmp/ferry-modules-$p".* 2>/dev/null; done; }
