@@ -40,12 +40,11 @@ struct watched_pool {
     o.observer = seen;
     return o;
   }()};
-  // Waits (10 s at most) until a task has started on the worker.
-  void wait_until_started() {
-    ASSERT_TRUE(seen->wait_for([](const auto& tasks, const auto&) {
-      return std::any_of(tasks.begin(), tasks.end(),
-                         [](const auto& t) { return t.what == ferry::task_event::kind::started; });
-    })) << "no task started within 10 s";
+  // Waits (10 s at most) until `n` tasks have started on a worker.
+  void wait_until_started(int n = 1) {
+    ASSERT_TRUE(seen->wait_for([n](const auto& tasks, const auto&) {
+      return ferry_test::count(tasks, ferry::task_event::kind::started) >= n;
+    })) << "fewer than " << n << " tasks started within 10 s";
   }
 };
 
@@ -150,13 +149,20 @@ TEST_F(CancelRunning, ACancelRacingTheTasksEndNeverLosesADeliveredValue) {
 
 // A request to a worker that has just died (killed from outside, not yet
 // reaped) must not raise SIGPIPE in this program: the task fails as its
-// worker's death says, or as cancelled.
+// worker's death says, or as cancelled. The first task must be running when
+// its worker is killed: one still queued is cancelled at once, and the
+// second then goes to the worker just killed, whose socket lives until it
+// has exited; as that worker's first task it may have begun, and fails with
+// its death (seen under TSan, whose workers can take over 100 ms to start).
+// So each round waits until its first task has started (the rounds before
+// started two tasks each).
 TEST_F(CancelRunning, ACancelRacingItsWorkersDeathEndsTheTaskAndNotTheProgram) {
-  ferry::process_pool pool(ferry_test::options(1));
+  watched_pool watched;
+  ferry::process_pool& pool = watched.pool;
   for (int i = 0; i < 10; ++i) {
     auto f = pool.submit(test_tasks::sleep_ms(), 20'000);
     auto pid = pool.submit(test_tasks::pid());  // queued behind it: runs after the kill
-    std::this_thread::sleep_for(100ms);
+    watched.wait_until_started(2 * i + 1);
     const std::vector<int> pids = pool.worker_pids();
     ASSERT_EQ(pids.size(), 1u);
     ::kill(pids[0], SIGKILL);
