@@ -241,8 +241,11 @@ void expect_map_options_retries_to_replace_the_pools(Pool& pool, bool pool_retri
   for (int i = 0; i < 4; ++i) paths.push_back(dir + "_" + std::to_string(i));
   for (const std::string& p : paths) std::remove(p.c_str());
   if (pool_retries) {
-    EXPECT_THROW(pool.map(test_tasks::die_once(), paths, ferry::map_options{.chunksize = 2, .retries = 0}),
-                 ferry::worker_died_error);
+    // One chunk: no other chunk still runs, and writes its file, once the
+    // map has thrown.
+    EXPECT_THROW(
+        pool.map(test_tasks::die_once(), paths, ferry::map_options{.chunksize = paths.size(), .retries = 0}),
+        ferry::worker_died_error);
   } else {
     EXPECT_EQ(pool.map(test_tasks::die_once(), paths, ferry::map_options{.chunksize = 2, .retries = 2}),
               std::vector<int>(paths.size(), 1));
