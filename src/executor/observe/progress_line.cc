@@ -82,19 +82,11 @@ progress_target progress_target_of(int fd) {
   return progress_target::none;
 }
 
-progress_line::progress_line(int fd, std::optional<std::size_t> total) : fd_(-1), total_(total) {
-  switch (progress_target_of(fd)) {
-    case progress_target::terminal:
-      fd_ = fd;
-      every_ = std::chrono::milliseconds(100);
-      break;
-    case progress_target::launcher:
-      fd_ = fd;
-      every_ = std::chrono::seconds(1);
-      break;
-    case progress_target::none:
-      break;
-  }
+progress_line::progress_line(int fd, std::optional<std::size_t> total) : total_(total) {
+  const progress_target where = progress_target_of(fd);
+  fd_ = where == progress_target::none ? -1 : fd;
+  every_ = where == progress_target::launcher ? clock::duration(std::chrono::seconds(1))
+                                              : clock::duration(std::chrono::milliseconds(100));
 }
 
 void progress_line::update(std::size_t done, bool last) {

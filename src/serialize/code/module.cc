@@ -139,6 +139,27 @@ std::vector<std::string> candidates_for(const std::string& path, bool vouched) {
   return candidates;
 }
 
+// The build-id of the object this process has loaded from the file at
+// `path`, if any: that file is then this process's, as another build than
+// the bytes name (a program or library rebuilt since they were written),
+// and loading it again would only give back what is loaded.
+// Files are compared by device and inode: one stat() per loaded object.
+std::optional<std::string> loaded_build_at(const std::string& path) {
+  struct stat wanted {};
+  if (::stat(path.c_str(), &wanted) != 0) return std::nullopt;
+  std::optional<std::string> build_id;
+  for_each_loaded_object([&](const object_view& object) {
+    loaded_object o = object.describe();
+    struct stat st {};
+    if (o.path.empty() || ::stat(o.path.c_str(), &st) != 0 || st.st_dev != wanted.st_dev ||
+        st.st_ino != wanted.st_ino)
+      return false;
+    build_id = std::move(o.build_id);
+    return true;
+  });
+  return build_id;
+}
+
 [[noreturn]] void throw_not_loadable(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) throw module_not_allowed_error(path);
@@ -166,13 +187,7 @@ elf::file_facts inspect_library(const std::string& candidate) {
 void load_module_by_path(const std::string& path) {
   module_table& table = module_table::instance();
   std::lock_guard load_lock(table.load_mu);
-  std::error_code ec;
-  const std::filesystem::path wanted = std::filesystem::canonical(path, ec);
-  if (!ec && for_each_loaded_object([&](const object_view& object) {
-        std::error_code ec2;
-        return std::filesystem::canonical(object.describe().path, ec2) == wanted && !ec2;
-      }))
-    return;  // already loaded from that file: nothing more can register the name
+  if (loaded_build_at(path)) return;  // already loaded from that file: nothing more can register the name
   const std::string candidate = candidates_or_throw(path).front();
   const elf::file_facts facts = inspect_library(candidate);
   if (!facts.build_id.empty() && table.find_loaded(facts.build_id) != nullptr) return;
@@ -180,27 +195,6 @@ void load_module_by_path(const std::string& path) {
 }
 
 namespace {
-
-// The build-id of the object this process has loaded from the file at
-// `path`, if any: that file is then this process's, as another build than
-// the bytes name (a program or library rebuilt since they were written),
-// and loading it again would only give back what is loaded.
-// Files are compared by device and inode: one stat() per loaded object.
-std::optional<std::string> loaded_build_at(const std::string& path) {
-  struct stat wanted {};
-  if (::stat(path.c_str(), &wanted) != 0) return std::nullopt;
-  std::optional<std::string> build_id;
-  for_each_loaded_object([&](const object_view& object) {
-    loaded_object o = object.describe();
-    struct stat st {};
-    if (o.path.empty() || ::stat(o.path.c_str(), &st) != 0 || st.st_dev != wanted.st_dev ||
-        st.st_ino != wanted.st_ino)
-      return false;
-    build_id = std::move(o.build_id);
-    return true;
-  });
-  return build_id;
-}
 
 // The file that loading the module would open, chosen by the policy and
 // checked by its build-id; throws the module error that refuses it.
