@@ -122,6 +122,8 @@ class FERRY_MPI_EXPORT mpi_pool : public detail::pool_front {
   std::size_t max_workers() const;
   // Each agent's host, one entry per agent.
   std::vector<std::string> hosts() const;
+  // The options it was made with, as process_pool::options().
+  const mpi_pool_options& options() const;
 
   friend bool operator==(const mpi_pool& a, const mpi_pool& b) noexcept {
     return a.core_ == b.core_;

@@ -72,6 +72,7 @@ class mpi_core final : public task_queue, private loop_helper {
   pool_observer* observer() const override { return observation_.observer(); }
   std::size_t max_workers() const override { return max_workers_; }
   std::vector<std::string> hosts() const;
+  const mpi_pool_options& options() const { return options_; }
 
  private:
   // A turn on a thread that submits or waits (loop_helper): never sleeps.

@@ -19,5 +19,6 @@ mpi_pool& mpi_pool::operator=(mpi_pool&&) noexcept = default;
 
 std::size_t mpi_pool::max_workers() const { return core_->max_workers(); }
 std::vector<std::string> mpi_pool::hosts() const { return core_->hosts(); }
+const mpi_pool_options& mpi_pool::options() const { return core_->options(); }
 
 }  // namespace ferry

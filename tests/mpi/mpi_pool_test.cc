@@ -279,6 +279,7 @@ TEST(MpiPool, ASegfaultFailsOnlyItsFutureAndNamesTheHost) {
   const auto e = expect_error<ferry::worker_died_error>([&] { get_within(crash); });
   EXPECT_NE(std::string(e.what()).find("SIGSEGV"), std::string::npos) << e.what();
   EXPECT_NE(std::string(e.what()).find("on host " + pool.hosts().at(0)), std::string::npos) << e.what();
+  EXPECT_GT(e.pid(), 0) << "the worker's pid on its host (docs/api/mpi.md: no worker_pids())";
   auto after = pool.submit(test_tasks::add(), 20, 22);  // the agent's pool healed
   EXPECT_EQ(get_within(after), 42);
 }
@@ -329,6 +330,21 @@ TEST(MpiPool, ItsFuturesComposeWithThenWhenAllWhenAnyCoAwaitAndAsArguments) {
 
 // The agent's pool, like a process_pool, gives a worker that just said
 // ready its task before any idle timeout can retire it.
+TEST(MpiPool, ItsOptionsAreThoseGivenAndMaxWorkersCountsEveryAgentsWorkers) {
+  ferry::mpi_pool_options o = options();
+  o.local.max_workers = 3;
+  o.work_ahead = std::chrono::milliseconds(7);
+  o.agent_timeout = std::chrono::seconds(42);
+  ferry::mpi_pool pool(o);
+  EXPECT_EQ(pool.options().local.max_workers, 3u);
+  EXPECT_EQ(pool.options().local.start, o.local.start);
+  EXPECT_EQ(pool.options().work_ahead, std::chrono::milliseconds(7));
+  EXPECT_EQ(pool.options().agent_timeout, std::chrono::seconds(42));
+  EXPECT_EQ(pool.max_workers(), 3 * pool.hosts().size()) << "each agent runs local.max_workers";
+  auto f = pool.submit(test_tasks::add(), 1, 2);
+  EXPECT_EQ(get_within(f, std::chrono::seconds(20)), 3);
+}
+
 TEST(MpiPool, AnIdleTimeoutOfZeroStillRunsEveryTask) {
   ferry::mpi_pool_options o = options();
   o.local.idle_timeout = std::chrono::milliseconds(0);
