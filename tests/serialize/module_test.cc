@@ -15,6 +15,7 @@
 
 #include <serialize/serialize.h>
 
+#include "../error_message.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -76,6 +77,13 @@ class ModuleLoading : public ::testing::Test {
   }
   void TearDown() override { ferry::clear_allowed_modules(); }
 };
+
+// The build_id_mismatch_error that loading `bytes` as an int_fn throws;
+// a failure of the test when it throws another error or none.
+ferry::build_id_mismatch_error mismatch_loading(const std::string& bytes) {
+  return ferry_test::caught_as<ferry::build_id_mismatch_error>(
+      ferry_test::thrown_by([&] { (void)ferry::loads<int_fn>(bytes); }));
+}
 
 }  // namespace
 
@@ -171,15 +179,11 @@ TEST_F(ModuleLoading, BytesOfAnotherBuildOfThisProgramSayWhichBuildRunsHere) {
   bytes = ferry::testing::reseal(bytes);
   for (const bool allowed : {false, true}) {
     if (allowed) ferry::allow_module(fs::canonical("/proc/self/exe"));
-    try {
-      (void)ferry::loads<int_fn>(bytes);
-      FAIL() << "expected build_id_mismatch_error";
-    } catch (const ferry::build_id_mismatch_error& e) {
-      EXPECT_EQ(e.found(), here) << "allowed: " << allowed;
-      EXPECT_NE(e.expected(), e.found());
-      EXPECT_EQ(fs::path(e.path()), fs::canonical("/proc/self/exe"));
-      EXPECT_NE(std::string(e.what()).find("ferry::named"), std::string::npos) << e.what();
-    }
+    const auto e = mismatch_loading(bytes);
+    EXPECT_EQ(e.found(), here) << "allowed: " << allowed;
+    EXPECT_NE(e.expected(), e.found());
+    EXPECT_EQ(fs::path(e.path()), fs::canonical("/proc/self/exe"));
+    EXPECT_NE(std::string(e.what()).find("ferry::named"), std::string::npos) << e.what();
   }
 }
 
@@ -193,13 +197,9 @@ TEST_F(ModuleLoading, BytesOfAnotherBuildOfALoadedLibrarySayWhichBuildIsLoaded) 
       ferry::testing::with_module_path(bytes_from_plugin(plugin_variant, "lambda"), fs::canonical(plugin).string());
   for (const bool allowed : {true, false}) {
     if (!allowed) ferry::clear_allowed_modules();
-    try {
-      (void)ferry::loads<int_fn>(other);
-      FAIL() << "expected build_id_mismatch_error";
-    } catch (const ferry::build_id_mismatch_error& e) {
-      EXPECT_EQ(e.found(), loaded) << "allowed: " << allowed;
-      EXPECT_NE(e.expected(), e.found());
-    }
+    const auto e = mismatch_loading(other);
+    EXPECT_EQ(e.found(), loaded) << "allowed: " << allowed;
+    EXPECT_NE(e.expected(), e.found());
   }
 }
 
