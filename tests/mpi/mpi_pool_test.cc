@@ -328,8 +328,7 @@ TEST(MpiPool, ItsFuturesComposeWithThenWhenAllWhenAnyCoAwaitAndAsArguments) {
   expect_error<std::out_of_range>([&] { get_within(dependent); });
 }
 
-// The agent's pool, like a process_pool, gives a worker that just said
-// ready its task before any idle timeout can retire it.
+// As process_pool::options() (ProcessPool.ItsOptionsAreThoseGivenAndMaxWorkersFollowsResize).
 TEST(MpiPool, ItsOptionsAreThoseGivenAndMaxWorkersCountsEveryAgentsWorkers) {
   ferry::mpi_pool_options o = options();
   o.local.max_workers = 3;
@@ -345,6 +344,8 @@ TEST(MpiPool, ItsOptionsAreThoseGivenAndMaxWorkersCountsEveryAgentsWorkers) {
   EXPECT_EQ(get_within(f, std::chrono::seconds(20)), 3);
 }
 
+// The agent's pool, like a process_pool, gives a worker that just said
+// ready its task before any idle timeout can retire it.
 TEST(MpiPool, AnIdleTimeoutOfZeroStillRunsEveryTask) {
   ferry::mpi_pool_options o = options();
   o.local.idle_timeout = std::chrono::milliseconds(0);
