@@ -22,7 +22,27 @@ failures=0
 check() {  # NAME TEXT OUTPUT
   if grep -qxF -- "$2" <<<"$3"; then echo "PASS $1"; else echo "FAIL $1: no line '$2' in:"; echo "$3"; failures=$((failures + 1)); fi
 }
-srun_job() { slurm_run timeout 120 srun --mpi=pmix "$@" 2>&1; }
+# Open MPI 4.1's TCP transport may hand a rank still inside MPI_Init a
+# message from a rank of the other node that has finished it, before the
+# receiver's point-to-point layer has registered its handler, and then
+# calls that null handler: the receiver dies of SIGSEGV at address 0, its
+# backtrace one frame deep, before ferry's code runs. Seen in 2 of about
+# 190 runs of the first job below on a loaded 2-CPU machine; a core showed
+# PMPI_Init_thread > opal_progress > mca_btl_tcp.so calling the empty
+# handler of tag 65 (ob1's match). Such a job is run once more, saying so;
+# a second such death, or any other failure, fails its checks.
+died_in_mpi_start() {
+  grep -q 'Failing at address: (nil)' <<<"$1" && ! grep -q '\[ 1\]' <<<"$1"
+}
+srun_job() {
+  local out
+  out=$(slurm_run timeout 120 srun --mpi=pmix "$@" 2>&1)
+  if died_in_mpi_start "$out"; then
+    echo "RETRY srun $*: a rank died at address 0 inside Open MPI's start (srun_job says why)" >&2
+    out=$(slurm_run timeout 120 srun --mpi=pmix "$@" 2>&1)
+  fi
+  echo "$out"
+}
 
 out=$(srun_job -N 2 --ntasks-per-node=2 "$job_program" workers)
 check "--ntasks-per-node=2 gives each node an agent, with the job's 2 CPUs there" "workers 4 hosts 2" "$out"
