@@ -64,12 +64,24 @@ check "one module message serves every agent" "shipped module ran 2 of 2" "$out"
 work=$(mktemp -d -p "$slurm_tmp")
 chmod 755 "$work"
 cp "$job_program" "$work/cancelled_job"  # its path names this job's processes alone
-job=$(slurm_run sbatch --parsable --chdir="$work" -N 2 --ntasks-per-node=2 --output="$work/cancelled.out" \
-  --wrap "srun --mpi=pmix $work/cancelled_job cancelled")
-for _ in $(seq 300); do grep -q '^running' "$work/cancelled.out" 2>/dev/null && break; sleep 0.1; done
 # The job's processes: ranks and workers alike run this file (a worker's
 # command line is /proc/self/exe --ferry-worker).
 job_pids() { for p in /proc/[0-9]*; do [ "$(readlink "$p/exe" 2>/dev/null)" = "$work/cancelled_job" ] && echo "${p#/proc/}"; done; }
+# Submits the job and waits for it to say it runs; once more, as srun_job
+# does, if a rank died inside Open MPI's start (its processes gone first).
+submit_cancelled() {
+  job=$(slurm_run sbatch --parsable --chdir="$work" -N 2 --ntasks-per-node=2 --output="$work/cancelled.out" \
+    --wrap "srun --mpi=pmix $work/cancelled_job cancelled")
+  for _ in $(seq 300); do grep -q '^running' "$work/cancelled.out" 2>/dev/null && return; sleep 0.1; done
+}
+submit_cancelled
+if died_in_mpi_start "$(cat "$work/cancelled.out" 2>/dev/null)"; then
+  echo "RETRY the cancelled job: a rank died at address 0 inside Open MPI's start (srun_job says why)" >&2
+  slurm_run scancel "$job"
+  for _ in $(seq 300); do [ -z "$(slurm_run squeue -h -j "$job" 2>/dev/null)" ] && break; sleep 0.1; done
+  rm -f "$work/cancelled.out"
+  submit_cancelled
+fi
 on_node() { for pid in $(job_pids); do ip netns identify "$pid"; done | grep -c "$(cluster_ns "$1")"; }
 n1=$(on_node 1) n2=$(on_node 2)
 if [ "$n1" -ge 3 ] && [ "$n2" -ge 3 ]; then
