@@ -67,8 +67,10 @@ cp "$job_program" "$work/cancelled_job"  # its path names this job's processes a
 # The job's processes: ranks and workers alike run this file (a worker's
 # command line is /proc/self/exe --ferry-worker).
 job_pids() { for p in /proc/[0-9]*; do [ "$(readlink "$p/exe" 2>/dev/null)" = "$work/cancelled_job" ] && echo "${p#/proc/}"; done; }
-# Submits the job and waits for it to say it runs; once more, as srun_job
-# does, if a rank died inside Open MPI's start (its processes gone first).
+# Submits the job and waits for it to say it runs. Run once more, as
+# srun_job does, if a rank died inside Open MPI's start: the first job is
+# cancelled and left to leave the queue, and its output, which may still
+# say "running", is removed first.
 submit_cancelled() {
   job=$(slurm_run sbatch --parsable --chdir="$work" -N 2 --ntasks-per-node=2 --output="$work/cancelled.out" \
     --wrap "srun --mpi=pmix $work/cancelled_job cancelled")
