@@ -12,13 +12,18 @@
 #     [METHODS method...]      the same under these start methods only
 #     [SANITIZE_EVERY_METHOD]  under a sanitizer, still every method but
 #                              fork (else the first of them alone; below)
+#     [OWN_PROCESSES]          each test in a process of its own under a
+#                              sanitizer too (else in shards; below): for
+#                              tests whose outcome depends on what modules
+#                              the tests before them loaded into the process
 #     [PREFIX prefix]          before those names (O0.)
 #     [UNOPTIMIZED]            compiled at -O0
 #     [TIMEOUT seconds])       of each test; 60 unless given
 #
 # Warnings are ferry's (FERRY_WARNINGS: -Wall -Wextra, and -Werror with
 # FERRY_WARNINGS_AS_ERRORS), as for the libraries. Tests are discovered from
-# the program (gtest_discover_tests), never listed by hand.
+# the program (gtest_discover_tests; under a sanitizer, run in shards:
+# below), never listed by hand.
 #
 # Compile time: most of a test file's compile is parsing GoogleTest and
 # ferry's API, so every test program reuses one precompiled header of the
@@ -80,8 +85,51 @@ target_link_libraries(ferry_pool_test_main PUBLIC ferry::executor GTest::gtest)
 target_compile_definitions(ferry_pool_test_main PRIVATE FERRY_TEST_WORKER_PROGRAM="$<TARGET_FILE:ferry-worker>")
 ferry_test_compile(ferry_pool_test_main ferry_test_header)
 
+# Under a sanitizer, a program's tests run in shards of about ten
+# (GoogleTest's GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX), each shard one
+# test named PREFIXMETHOD.PROGRAM.shard_I_of_N, instead of one process per
+# test: a sanitized program takes 0.1-0.2 s to start (its shadow memory,
+# its globals' registration), which one process per test paid some 880
+# times per sanitizer. A failing shard's output names the failing tests
+# (GoogleTest's summary); the plain build still runs each test alone. The
+# count comes from the sources' TEST and TEST_F lines; a shard's timeout is
+# three of its tests' (a test in the plain build takes a fraction of its
+# own).
+function(ferry_add_test_shards name prefix methods timeout)
+  set(tests 0)
+  foreach(source ${ARGN})
+    file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${source} found REGEX "^TEST(_F)?\\(")
+    list(LENGTH found n)
+    math(EXPR tests "${tests} + ${n}")
+  endforeach()
+  math(EXPR shards "(${tests} + 9) / 10")
+  if(shards LESS 1)
+    set(shards 1)
+  endif()
+  math(EXPR last "${shards} - 1")
+  math(EXPR shard_timeout "${timeout} * 3")
+  if(NOT methods)
+    set(methods none)  # the program's own environment
+  endif()
+  foreach(method ${methods})
+    if(method STREQUAL "none")
+      set(test_prefix "${prefix}")
+      set(start "")
+    else()
+      set(test_prefix "${prefix}${method}.")
+      set(start "FERRY_TEST_START=${method};")
+    endif()
+    foreach(shard RANGE ${last})
+      set(test ${test_prefix}${name}.shard_${shard}_of_${shards})
+      add_test(NAME ${test} COMMAND ${name})
+      set_tests_properties(${test} PROPERTIES TIMEOUT ${shard_timeout}
+        ENVIRONMENT "${start}GTEST_TOTAL_SHARDS=${shards};GTEST_SHARD_INDEX=${shard}")
+    endforeach()
+  endforeach()
+endfunction()
+
 function(ferry_add_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "POOL_MAIN;START_METHODS;UNOPTIMIZED;SANITIZE_EVERY_METHOD"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "POOL_MAIN;START_METHODS;UNOPTIMIZED;SANITIZE_EVERY_METHOD;OWN_PROCESSES"
                         "PREFIX;TIMEOUT" "SOURCES;LIBRARIES;DEFINITIONS;METHODS")
   if(arg_START_METHODS AND NOT arg_METHODS)
     set(arg_METHODS spawn fork plugin)
@@ -124,7 +172,9 @@ function(ferry_add_test name)
     ferry_test_compile(${name} ferry_test_header)
   endif()
   target_compile_definitions(${name} PRIVATE ${arg_DEFINITIONS})
-  if(arg_METHODS)
+  if(FERRY_SANITIZE AND NOT arg_OWN_PROCESSES)
+    ferry_add_test_shards(${name} "${arg_PREFIX}" "${arg_METHODS}" ${arg_TIMEOUT} ${arg_SOURCES})
+  elseif(arg_METHODS)
     foreach(method ${arg_METHODS})
       gtest_discover_tests(${name}
         TEST_PREFIX "${arg_PREFIX}${method}."

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sanitizer_skips.h"
@@ -51,10 +52,15 @@ int in_fresh_process(Check check) {
   std::string self = "/proc/self/exe";
   char* argv[] = {self.data(), filter.data(), nullptr};
   // This environment and the variable, without setenv: other threads of
-  // this program may read the environment meanwhile.
+  // this program may read the environment meanwhile. Without GoogleTest's
+  // shard variables (tests/ferry_add_test.cmake), which could leave this
+  // test out of the child's shard.
   std::string mark = std::string(child_variable) + "=1";
   std::vector<char*> env;
-  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    if (!entry.starts_with("GTEST_TOTAL_SHARDS=") && !entry.starts_with("GTEST_SHARD_INDEX=")) env.push_back(*e);
+  }
   env.push_back(mark.data());
   env.push_back(nullptr);
   pid_t child = -1;
