@@ -92,9 +92,10 @@ ferry_test_compile(ferry_pool_test_main ferry_test_header)
 # its globals' registration), which one process per test paid some 880
 # times per sanitizer. A failing shard's output names the failing tests
 # (GoogleTest's summary); the plain build still runs each test alone. The
-# count comes from the sources' TEST and TEST_F lines; a shard's timeout is
-# three of its tests' (a test in the plain build takes a fraction of its
-# own).
+# count comes from the sources' TEST and TEST_F lines when CMake configures
+# (a count gone stale changes how tests are split, never which run); a
+# shard's timeout is three of its tests' (a test in the plain build takes a
+# fraction of its own).
 function(ferry_add_test_shards name prefix methods timeout)
   set(tests 0)
   foreach(source ${ARGN})
