@@ -159,6 +159,16 @@ TEST_F(Failures, ExitInATaskIsAWorkerDeath) {
   }
 }
 
+// A task that closes every descriptor above 2 closes its worker's socket
+// too: the pool said "exited with code 2", a status no task chose.
+TEST_F(Failures, ATaskThatClosesItsWorkersSocketIsAWorkerDeathThatSaysSo) {
+  ferry::process_pool pool(options(1));
+  auto e = expect_error<ferry::worker_died_error>([&] { pool.submit(test_tasks::close_descriptors(), 1).get(); });
+  EXPECT_NE(e.cause().find("its socket to the pool was closed in the worker"), std::string::npos) << e.what();
+  EXPECT_NE(e.cause().find("must not close descriptors it did not open"), std::string::npos) << e.what();
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 1).get(), 2);
+}
+
 // Whether the kernel keeps a reaped child's wait status for its pidfd
 // (PIDFD_INFO_EXIT, Linux 6.15).
 bool kernel_keeps_reaped_status() {

@@ -369,6 +369,13 @@ ferry::function<int(std::string)> exit_with() {
   };
 }
 
+ferry::function<int(int)> close_descriptors() {
+  return [](int x) {
+    for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+    return x;
+  };
+}
+
 ferry::function<int(int)> keep_megabytes() {
   return [](int n) {
     static std::vector<std::vector<char>> kept;

@@ -50,6 +50,7 @@ struct fragile {
 };
 ferry::function<fragile(fragile)> pass_fragile();
 ferry::function<int(std::string)> exit_with();                   // "exit0", "_exit0", "_exit42"
+ferry::function<int(int)> close_descriptors();                    // closes every descriptor above 2
 ferry::function<int()> throw_nested();
 ferry::function<int(int)> keep_megabytes();                      // allocates and keeps n MiB
 ferry::function<void(int)> discard();                            // void result

@@ -7,7 +7,8 @@
 // with protocol::authentication_status; one whose other end is no pool
 // (no hello, a hello that cannot be read, a message no pool sends) exits
 // with protocol_error_status; one whose initializer throws tells the pool
-// and exits with start_failed_status.
+// and exits with start_failed_status; one whose task closed its socket
+// exits with connection_closed_status.
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -57,13 +58,15 @@ std::string wire_bytes(channel_auth* auth, protocol::kind type, std::uint64_t id
   return bytes;
 }
 
-std::string task_message(int argument) {
+// A task of one item: f(argument).
+std::string task_message(const ferry::function<int(int)>& f, int argument) {
   std::string body;
   ferry::output_archive ar(body);
-  const ferry::function<int(int)> twice = [](int x) { return 2 * x; };
-  ar(twice, std::uint32_t{1}, argument);
+  ar(f, std::uint32_t{1}, argument);
   return body;
 }
+
+std::string task_message(int argument) { return task_message([](int x) { return 2 * x; }, argument); }
 
 // The hello a pool sends, with this initializer (none by default).
 std::string hello_body(const ferry::function<void()>& initializer = {}) {
@@ -202,6 +205,19 @@ TEST(WorkerLoop, AMessageOfAKindNoPoolSendsIsAProtocolError) {
   forked_worker w;
   w.send(wire_bytes(&w.auth(), protocol::kind::ready, 0, std::string_view()));
   expect_exit_status(w, protocol::protocol_error_status);
+}
+
+// Its result cannot be sent: the worker names the cause with a status of
+// its own, which the pool turns into "its socket ... was closed".
+TEST(WorkerLoop, ATaskThatClosesTheWorkersSocketEndsItWithConnectionClosed) {
+  forked_worker w;
+  const ferry::function<int(int)> close_all = [](int x) {
+    for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+    return x;
+  };
+  w.send(wire_bytes(&w.auth(), protocol::kind::task, 1, task_message(close_all, 1)));
+  EXPECT_FALSE(w.result()) << "a result came through a closed socket";
+  expect_exit_status(w, protocol::connection_closed_status);
 }
 
 TEST(WorkerLoop, SignedTaskRuns) {

@@ -52,6 +52,11 @@ std::exception_ptr running_task_error(const exit_facts& f, const pool_options& l
         f.pid, "exited because a message it received from the pool failed authentication "
                "(forged, changed or replayed on the way)"));
   }
+  if (exited_with(f, protocol::connection_closed_status)) {
+    return std::make_exception_ptr(worker_died_error(
+        f.pid, "exited because its socket to the pool was closed in the worker, by the task: a task "
+               "must not close descriptors it did not open"));
+  }
   if (exited_with(f, protocol::task_memory_status)) {
     return std::make_exception_ptr(worker_died_error(
         f.pid, "was stopped because the task alone used more than max_worker_memory (" +

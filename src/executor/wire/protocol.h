@@ -127,6 +127,7 @@ inline constexpr int protocol_error_status = 2;    // the pool's side sent what 
 inline constexpr int no_entry_point_status = 86;   // spawned, main lacks serve_if_worker
 inline constexpr int task_memory_status = 87;      // the task alone passed max_worker_memory
 inline constexpr int authentication_status = 88;   // a message from the pool failed authentication
+inline constexpr int connection_closed_status = 89;  // a task closed the worker's socket to the pool
 
 // --- hello ----------------------------------------------------------------
 // The pool's key (key_size bytes, raw), then in the archive encoding:

@@ -2,9 +2,11 @@
 #include "executor/worker/task_server.h"
 
 #include <sched.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <thread>
 
@@ -158,6 +160,12 @@ int task_server::serve() {
       if (!m || handle(*m) == next::exit || retiring_) return protocol::served_status;
     }
   } catch (const protocol_error& e) {
+    // A socket that is no longer one was closed in this process: by a
+    // task (closing every descriptor above 2, say), which the pool says.
+    int type = 0;
+    socklen_t size = sizeof(type);
+    if (::getsockopt(pool_.fd(), SOL_SOCKET, SO_TYPE, &type, &size) != 0 && (errno == EBADF || errno == ENOTSOCK))
+      return protocol::connection_closed_status;
     std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());
     return protocol::protocol_error_status;
   } catch (const authentication_failure& e) {

@@ -18,8 +18,9 @@ enum class worker_home { own_process, pool_process };
 // served_status when told to exit or when the pool is gone after its
 // hello, start_failed_status when the initializer failed,
 // protocol_error_status when no readable hello came first or after a
-// protocol error, and authentication_status after a message that did not
-// verify (tests/executor/worker_loop_test.cc has each).
+// protocol error, connection_closed_status when something in this process
+// (a task) closed the socket, and authentication_status after a message
+// that did not verify (tests/executor/worker_loop_test.cc has each).
 int worker_loop(int fd, worker_home home = worker_home::own_process);
 
 // Turns this process into a worker serving on fd, then ends it with
