@@ -16,6 +16,7 @@
 #include <fstream>
 #include <set>
 #include <stdexcept>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,6 +43,17 @@ TEST_F(Map, MapKeepsInputOrder) {
     for (int i = 0; i < 100; ++i) EXPECT_EQ(out[i], 3 * i) << "chunksize " << chunk;
   }
   pool.map(test_tasks::discard(), inputs, 10);
+}
+
+// A std::map's elements are std::pair<const K, V>: they travel as
+// std::pair<K, V>, which a task taking the element as iterating gives it
+// receives (it failed to compile, deep in cereal, loading the const key).
+TEST_F(Map, AMapOverAStdMapAndASubmitOfItsElementRunTheirTasks) {
+  ferry::process_pool pool(options());
+  const std::map<std::string, int> m{{"a", 1}, {"b", 2}, {"c", 3}};
+  EXPECT_EQ(test_tasks::map_over_std_map(pool, m),
+            (std::vector<std::string>{"a=1", "b=2", "c=3", "a=1", "b=2", "c=3"}));
+  EXPECT_EQ(test_tasks::submit_std_map_element(pool, m), (std::vector<std::string>{"a=1", "a=1"}));
 }
 
 TEST_F(Map, MapRethrowsTheFirstFailureInOrder) {

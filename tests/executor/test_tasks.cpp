@@ -369,6 +369,21 @@ ferry::function<int(std::string)> exit_with() {
   };
 }
 
+std::vector<std::string> map_over_std_map(ferry::detail::pool_front& pool, const std::map<std::string, int>& m) {
+  std::vector<std::string> out =
+      pool.map([](const std::pair<const std::string, int>& kv) { return kv.first + "=" + std::to_string(kv.second); }, m);
+  for (auto& s : pool.map([](const auto& kv) { return kv.first + "=" + std::to_string(kv.second); }, m, 1))
+    out.push_back(std::move(s));
+  return out;
+}
+
+std::vector<std::string> submit_std_map_element(ferry::detail::pool_front& pool, const std::map<std::string, int>& m) {
+  const auto& first = *m.begin();
+  auto by_value = pool.submit([](std::pair<const std::string, int> kv) { return kv.first + "=" + std::to_string(kv.second); }, first);
+  auto with_options = pool.submit({.name = "element"}, [](const auto& kv) { return kv.first + "=" + std::to_string(kv.second); }, first);
+  return {by_value.get(), with_options.get()};
+}
+
 ferry::function<int(int)> close_descriptors() {
   return [](int x) {
     for (int fd = 3; fd < 1024; ++fd) ::close(fd);

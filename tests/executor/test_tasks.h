@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,14 @@ struct counter {
 struct refusing {
   explicit refusing(int);
 };
+// Iterating a std::map gives std::pair<const K, V>, whose key cannot be
+// loaded: these map over one and submit its first element, with lambdas of
+// this library taking the element as iterating gives it (by const
+// reference, by value, and as const auto&), and return "key=value" of
+// each, in order.
+std::vector<std::string> map_over_std_map(ferry::detail::pool_front& pool, const std::map<std::string, int>& m);
+std::vector<std::string> submit_std_map_element(ferry::detail::pool_front& pool, const std::map<std::string, int>& m);
+
 ferry::actor<counter> make_counter(ferry::detail::pool_front& pool, int start, unsigned max_restarts = 0);
 ferry::future<int> counter_add(const ferry::actor<counter>& c, int k);
 ferry::future<int> counter_slow_add(const ferry::actor<counter>& c, int ms);

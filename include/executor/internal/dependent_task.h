@@ -37,10 +37,10 @@
 namespace ferry::detail {
 
 // The type a task receives for an argument: a future's value type, else
-// the argument's own.
+// the type the argument travels as (serialize/internal/shippable.h).
 template <class A>
 struct task_argument {
-  using type = A;
+  using type = travels_as_t<A>;
 };
 template <class T>
 struct task_argument<future<T>> {

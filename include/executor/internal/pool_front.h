@@ -60,11 +60,11 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     using D = std::decay_t<F>;
     if constexpr (is_ferry_function<D>) {
       return submit_with_options(options, static_cast<const D&>(f), std::forward<Args>(args)...);
-    } else if constexpr (!check_task_callable<D, std::decay_t<Args>...>()) {
+    } else if constexpr (!check_task_callable<D, travels_as_t<Args>...>()) {
       return;  // the check has said why
     } else {
-      using R = std::invoke_result_t<const D&, std::decay_t<Args>...>;
-      return submit_with_options(options, function<R(std::decay_t<Args>...)>(std::forward<F>(f)),
+      using R = std::invoke_result_t<const D&, travels_as_t<Args>...>;
+      return submit_with_options(options, function<R(travels_as_t<Args>...)>(std::forward<F>(f)),
                                  std::forward<Args>(args)...);
     }
   }
@@ -232,7 +232,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
                   "ferry: map: the input cannot be held while the map reads it; pass it as an "
                   "lvalue, or as a view or a container by value");
     using D = std::decay_t<F>;
-    using Arg = std::ranges::range_value_t<Range>;
+    using Arg = travels_as_t<std::ranges::range_value_t<Range>>;
     if constexpr (is_ferry_function<D>) {
       return start_map_of<InOrder>(static_cast<const D&>(f), std::views::all(std::forward<Range>(inputs)), options);
     } else if constexpr (!check_task_callable<D, Arg>()) {

@@ -46,7 +46,9 @@ constexpr void check_task_signature() {
   static_assert((serializable_value<std::decay_t<P>> && ...),
                 "ferry::process_pool: an argument of this task cannot be sent to a worker: each "
                 "must be default-constructible and cereal-serializable by value (a pointer, a "
-                "reference to a stream or a std::string_view is not; a standard type that "
+                "reference to a stream or a std::string_view is not, nor a std::map's element "
+                "type std::pair<const K, V>, whose key cannot be loaded: take std::pair<K, V>; "
+                "a standard type that "
                 "serialize/std_types.h does not cover, such as std::list, std::complex or "
                 "std::bitset, needs its cereal header first, e.g. #include <cereal/types/list.hpp>)");
   static_assert(std::is_void_v<R> || serializable_value<std::decay_t<R>>,

@@ -13,6 +13,7 @@
 #include <concepts>
 #include <type_traits>
 #include <typeinfo>
+#include <utility>
 
 #include "serialize/aggregate.h"
 #include "serialize/archive.h"
@@ -31,11 +32,32 @@
 
 namespace ferry::detail {
 
+// A std::map's element, std::pair<const K, V>: it saves, but its const key
+// cannot be loaded into.
+template <class T>
+inline constexpr bool is_const_key_pair = false;
+template <class K, class V>
+inline constexpr bool is_const_key_pair<std::pair<const K, V>> = true;
+
+// The type a value of type A travels as: such a pair as std::pair<K, V>
+// (iterating a std::map gives them: a task receives each as the pair it
+// converts to), any other type as itself.
+template <class A>
+struct travels_as {
+  using type = A;
+};
+template <class K, class V>
+struct travels_as<std::pair<const K, V>> {
+  using type = std::pair<K, V>;
+};
+template <class A>
+using travels_as_t = typename travels_as<std::decay_t<A>>::type;
+
 // A value that can travel: an argument, a result, a capture of
 // ferry::closure.
 template <class T>
 inline constexpr bool serializable_value =
-    std::is_default_constructible_v<T> &&
+    !is_const_key_pair<T> && std::is_default_constructible_v<T> &&
     cereal::traits::is_output_serializable<T, output_archive>::value &&
     cereal::traits::is_input_serializable<T, input_archive>::value;
 
