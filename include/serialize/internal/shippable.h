@@ -32,16 +32,10 @@
 
 namespace ferry::detail {
 
-// A std::map's element, std::pair<const K, V>: it saves, but its const key
-// cannot be loaded into.
-template <class T>
-inline constexpr bool is_const_key_pair = false;
-template <class K, class V>
-inline constexpr bool is_const_key_pair<std::pair<const K, V>> = true;
-
-// The type a value of type A travels as: such a pair as std::pair<K, V>
-// (iterating a std::map gives them: a task receives each as the pair it
-// converts to), any other type as itself.
+// The type a value of type A travels as: a std::map's element,
+// std::pair<const K, V>, which saves but whose const key cannot be loaded
+// into, as std::pair<K, V> (a task given such elements receives each as
+// the pair it converts to); any other type as itself.
 template <class A>
 struct travels_as {
   using type = A;
@@ -57,7 +51,7 @@ using travels_as_t = typename travels_as<std::decay_t<A>>::type;
 // ferry::closure.
 template <class T>
 inline constexpr bool serializable_value =
-    !is_const_key_pair<T> && std::is_default_constructible_v<T> &&
+    std::is_same_v<typename travels_as<T>::type, T> && std::is_default_constructible_v<T> &&
     cereal::traits::is_output_serializable<T, output_archive>::value &&
     cereal::traits::is_input_serializable<T, input_archive>::value;
 
