@@ -49,6 +49,23 @@ TEST(WorkerExit, TheWaitStatusesAreStatedAsUsersReadThem) {
   EXPECT_EQ(ferry::detail::describe_status(killed_by(SIGSEGV)), "was killed by signal 11 (SIGSEGV)");
 }
 
+// A worker whose socket was closed by code run in it (a task, the
+// initializer) says so wherever its end is told: a task's failure, a start
+// that failed.
+TEST(WorkerExit, ASocketClosedInTheWorkerIsSaidSoForATaskAndForAStart) {
+  const int closed = exited(ferry::detail::protocol::connection_closed_status);
+  EXPECT_NE(ferry::detail::describe_status(closed).find("its socket to the pool was closed in the worker"),
+            std::string::npos);
+  EXPECT_NE(message_of<ferry::worker_died_error>(running_task_error(facts(closed), limits()))
+                .find("must not close descriptors it did not open"),
+            std::string::npos);
+  exit_facts starting = facts(closed);
+  starting.was_starting = true;
+  const auto why = why_not_started(starting);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->why.find("its socket to the pool was closed in the worker"), std::string::npos) << why->why;
+}
+
 TEST(WorkerExit, AShutdownWithKillRunningFailsTheTaskAsStoppedByShutdown) {
   exit_facts f = facts(killed_by(SIGKILL));
   f.stopped_by_shutdown = true;

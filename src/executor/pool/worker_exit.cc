@@ -16,6 +16,11 @@ std::string describe_status(std::optional<int> known) {
     return "ended, its exit status unknown: something else in this process reaped it (SIGCHLD set to "
            "SIG_IGN, or a SIGCHLD handler calling waitpid(-1)); wait for your own children by their pids";
   const int status = *known;
+  // Said here, for every path that tells of a worker's end (a task's
+  // failure, a start that failed, an actor lost, the worker events).
+  if (WIFEXITED(status) && WEXITSTATUS(status) == protocol::connection_closed_status)
+    return "exited because its socket to the pool was closed in the worker, by a task or the initializer: "
+           "code run there must not close descriptors it did not open";
   if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -51,11 +56,6 @@ std::exception_ptr running_task_error(const exit_facts& f, const pool_options& l
     return std::make_exception_ptr(worker_died_error(
         f.pid, "exited because a message it received from the pool failed authentication "
                "(forged, changed or replayed on the way)"));
-  }
-  if (exited_with(f, protocol::connection_closed_status)) {
-    return std::make_exception_ptr(worker_died_error(
-        f.pid, "exited because its socket to the pool was closed in the worker, by the task: a task "
-               "must not close descriptors it did not open"));
   }
   if (exited_with(f, protocol::task_memory_status)) {
     return std::make_exception_ptr(worker_died_error(
