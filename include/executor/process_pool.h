@@ -58,7 +58,9 @@ class FERRY_EXECUTOR_EXPORT process_pool : public detail::pool_front {
   // Starts the manager thread; workers start on demand. Throws ferry::error
   // when called inside a worker process (pools do not nest; a task submits
   // to the pool it runs in through ferry::this_task::pool()), for a
-  // task_timeout of 0 ms or less and for an env name that is no name.
+  // task_timeout of 0 ms or less, for an env name that is no name, and
+  // when this process has no descriptor to spare (RLIMIT_NOFILE reached:
+  // the message says which limit and what to do).
   explicit process_pool(pool_options options = {});
   ~process_pool();
   process_pool(const process_pool&);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "executor/wire/protocol.h"
+#include "out_of_descriptors.h"
 
 namespace {
 
@@ -78,6 +79,26 @@ TEST(Launcher, TheWorkerProgramNamedByFerryWorkerComesFirst) {
   ::setenv("FERRY_WORKER", "/opt/elsewhere/ferry-worker", 1);
   EXPECT_EQ(ferry::detail::default_worker_program(), "/opt/elsewhere/ferry-worker");
   ::unsetenv("FERRY_WORKER");
+}
+
+TEST(Launcher, AStartOutOfDescriptorsSaysWhichLimitToRaiseAndMayPass) {
+  std::string what;
+  bool lasting = true;
+  {
+    ferry_test::out_of_descriptors guard;
+    try {
+      launched_worker w = launch_worker(ferry::start_method::plugin, FERRY_TEST_WORKER_PROGRAM, {}, {});
+      end_worker(w);
+    } catch (const ferry::detail::launch_error& e) {
+      what = e.what();
+      lasting = e.lasting();
+    }
+  }
+  ASSERT_FALSE(what.empty()) << "a worker started with no descriptor to spare";
+  EXPECT_FALSE(lasting) << "descriptors may be closed meanwhile: a later start may pass";
+  EXPECT_NE(what.find("Too many open files"), std::string::npos) << what;
+  EXPECT_NE(what.find("RLIMIT_NOFILE"), std::string::npos) << what;
+  EXPECT_NE(what.find("ulimit -n"), std::string::npos) << what;
 }
 
 TEST(Launcher, AWorkerProgramThatIsMissingIsALastingErrorNamingIt) {

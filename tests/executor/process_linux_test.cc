@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <csignal>
 #include <cstdio>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -156,6 +158,21 @@ TEST(ProcessLinux, AChildThatAsksToDieWithItsParentThreadIsKilledWhenItEnds) {
   }
   ASSERT_TRUE(WIFSIGNALED(status)) << status;
   EXPECT_EQ(WTERMSIG(status), SIGKILL);
+}
+
+TEST(ProcessLinux, ADescriptorShortageSaysWhichLimitWasReachedAndWhatToDo) {
+  rlimit limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);
+  const std::string process = ferry::detail::descriptor_shortage(EMFILE);
+  EXPECT_NE(process.find("RLIMIT_NOFILE"), std::string::npos) << process;
+  if (limit.rlim_cur != RLIM_INFINITY) {
+    EXPECT_NE(process.find(std::to_string(limit.rlim_cur) + " open descriptors"), std::string::npos) << process;
+  }
+  EXPECT_NE(process.find("ulimit -n"), std::string::npos) << process;
+  EXPECT_NE(process.find("fewer pools or workers"), std::string::npos) << process;
+  const std::string system = ferry::detail::descriptor_shortage(ENFILE);
+  EXPECT_NE(system.find("system's limit"), std::string::npos) << system;
+  EXPECT_EQ(ferry::detail::descriptor_shortage(ENOENT), "") << "only a shortage of descriptors gets a hint";
 }
 
 }  // namespace

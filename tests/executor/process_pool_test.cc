@@ -10,9 +10,11 @@
 
 #include <unistd.h>
 
+#include <string>
 #include <utility>
 
 #include <executor/executor.h>
+#include "out_of_descriptors.h"
 
 namespace {
 
@@ -21,6 +23,22 @@ ferry::pool_options in_process(std::size_t workers) {
   o.max_workers = workers;
   o.start = ferry::start_method::in_process;
   return o;
+}
+
+TEST(ProcessPool, APoolMadeWithNoDescriptorToSpareSaysWhichLimitToRaise) {
+  std::string what;
+  {
+    ferry_test::out_of_descriptors guard;
+    try {
+      ferry::process_pool pool(in_process(1));
+    } catch (const ferry::error& e) {
+      what = e.what();
+    }
+  }
+  ASSERT_FALSE(what.empty()) << "a pool was made with no descriptor to spare";
+  EXPECT_NE(what.find("Too many open files"), std::string::npos) << what;
+  EXPECT_NE(what.find("RLIMIT_NOFILE"), std::string::npos) << what;
+  EXPECT_NE(what.find("ulimit -n"), std::string::npos) << what;
 }
 
 TEST(ProcessPool, ACopyIsTheSamePoolAndAnotherPoolIsNot) {

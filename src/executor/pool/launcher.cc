@@ -29,9 +29,11 @@ namespace {
 [[noreturn]] void fail(const std::string& what) {
   // A program that cannot be run stays so; being out of processes, memory
   // or descriptors may pass.
-  const bool lasting = errno == ENOENT || errno == EACCES || errno == ENOEXEC || errno == ENOTDIR ||
-                       errno == ELOOP || errno == ENAMETOOLONG;
-  throw launch_error("ferry: cannot start a worker: " + what + ": " + std::strerror(errno), lasting);
+  const int err = errno;
+  const bool lasting = err == ENOENT || err == EACCES || err == ENOEXEC || err == ENOTDIR || err == ELOOP ||
+                       err == ENAMETOOLONG;
+  throw launch_error("ferry: cannot start a worker: " + what + ": " + std::strerror(err) + descriptor_shortage(err),
+                     lasting);
 }
 
 // Whether an environment entry "NAME=value" sets the variable `name`.

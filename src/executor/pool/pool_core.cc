@@ -76,7 +76,10 @@ pool_core::pool_core(pool_options options, std::string initializer_record, role 
                              "' for start_method::plugin is not an executable file; set "
                              "pool_options::worker_program or $FERRY_WORKER");
   wake_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!wake_fd_) throw error(std::string("ferry: eventfd: ") + std::strerror(errno));
+  if (!wake_fd_) {
+    const int err = errno;
+    throw error(std::string("ferry: a pool cannot make its eventfd: ") + std::strerror(err) + descriptor_shortage(err));
+  }
   if (role_.loop == driver::own_thread) {
     stops_->set_helper(this);
     manager_.start([this] {

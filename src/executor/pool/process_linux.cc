@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <string>
 
 namespace ferry::detail {
 
@@ -74,6 +76,20 @@ std::string spawn_program_path() {
   }
 #endif
   return "/proc/self/exe";
+}
+
+std::string descriptor_shortage(int err) {
+  if (err == ENFILE)
+    return " (the system's limit on open files is reached: close files elsewhere, or raise "
+           "fs.file-max)";
+  if (err != EMFILE) return {};
+  rlimit limit{};
+  std::string which = "its limit on open descriptors";
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    which = std::to_string(limit.rlim_cur) + " open descriptors";
+  return " (this process has reached RLIMIT_NOFILE, " + which +
+         ": each pool and each of its workers holds some here; raise the limit (ulimit -n, "
+         "setrlimit) or make fewer pools or workers)";
 }
 
 void die_with_parent() { ::prctl(PR_SET_PDEATHSIG, SIGKILL); }

@@ -44,6 +44,13 @@ void die_with_parent();
 // This process's resident memory, in bytes (/proc/self/statm); 0 if unknown.
 std::uint64_t resident_bytes();
 
+// What to add to the message of an error whose errno is `err`, so that it
+// says which limit was reached and what to do: for EMFILE, this process's
+// RLIMIT_NOFILE and how to raise it; for ENFILE, the system's limit; else
+// nothing. Every pool, and each of its workers, holds descriptors in the
+// pool's process, so a program that makes many of them meets the limit.
+std::string descriptor_shortage(int err);
+
 // Marks fd close-on-exec, so that programs this process runs do not inherit
 // it. Returns false (errno set) on failure.
 bool set_close_on_exec(int fd);
