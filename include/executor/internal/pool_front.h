@@ -60,11 +60,13 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     using D = std::decay_t<F>;
     if constexpr (is_ferry_function<D>) {
       return submit_with_options(options, static_cast<const D&>(f), std::forward<Args>(args)...);
-    } else if constexpr (!check_task_callable<D, travels_as_t<Args>...>()) {
+    } else if constexpr (!check_task_callable<D, task_argument_t<Args>...>()) {
       return;  // the check has said why
     } else {
-      using R = std::invoke_result_t<const D&, travels_as_t<Args>...>;
-      return submit_with_options(options, function<R(travels_as_t<Args>...)>(std::forward<F>(f)),
+      // As submit's below, so that a future among the arguments reaches
+      // submit_with_options, whose static_assert says what to do instead.
+      using R = std::invoke_result_t<const D&, task_argument_t<Args>...>;
+      return submit_with_options(options, function<R(task_argument_t<Args>...)>(std::forward<F>(f)),
                                  std::forward<Args>(args)...);
     }
   }
