@@ -117,7 +117,13 @@ TEST_F(TaskOptions, ANamedTaskPastItsTimeoutIsNamedAndNotRetried) {
 }
 
 TEST_F(TaskOptions, CancellingATaskWithOptionsCancelsItsWaitingAttempt) {
-  ferry::process_pool pool(options(1));
+  // One task per worker: the attempt cannot be sent behind `busy` to its
+  // worker (which makes it running, and it would run; a fast machine's
+  // manager sent it before the cancel came), so it surely waits in the
+  // pool's queue when cancelled.
+  ferry::pool_options o = options(1);
+  o.max_tasks_per_worker = 1;
+  ferry::process_pool pool(o);
   auto busy = pool.submit(test_tasks::sleep_ms(), 300);
   run_counter counter("cancelled");
   auto f = pool.submit({.retries = 2}, test_tasks::fail_first(), counter.path(), 0, 0);
