@@ -152,6 +152,21 @@ ferry::future<int> dropped_by_a_callback(const Options& options, int i, bool pol
   return f;
 }
 
+// Whether this process's children (pools' workers) are all gone within
+// `most`: seen gone in five looks in a row, 20 ms apart, since one look at
+// /proc can miss a worker whose parent thread is exiting, and a pool's
+// descriptors close just after its workers are reaped. For a pool that a
+// thread of ferry's own shuts down after its last handle went.
+inline bool workers_gone_within(std::chrono::seconds most) {
+  int gone = 0;
+  const auto deadline = std::chrono::steady_clock::now() + most;
+  while (gone < 5 && std::chrono::steady_clock::now() < deadline) {
+    gone = children().empty() ? gone + 1 : 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return gone == 5;
+}
+
 inline void expect_message(const std::exception& e, std::string_view part) {
   EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
 }
