@@ -27,6 +27,7 @@
 
 #include <executor/executor.h>
 
+#include "out_of_descriptors.h"
 #include "test_harness.h"
 #include "test_tasks.h"
 
@@ -39,40 +40,6 @@ using ferry_test::get_within;
 using ferry_test::start_one_worker;
 using ferry_test::options;
 using FaultInjection = ferry_test::ExecutorTest;
-
-namespace {
-
-#ifdef FERRY_UNDER_ASAN
-// UndefinedBehaviorSanitizer checks a virtual call's object by writing it to
-// a pipe of its own: in a process without a free descriptor, every such call
-// is reported as a call on an invalid object.
-#define SKIP_WITHOUT_FREE_DESCRIPTORS() \
-  GTEST_SKIP() << "UBSan's vptr check needs a free descriptor; run by the plain and TSan builds"
-#else
-#define SKIP_WITHOUT_FREE_DESCRIPTORS() static_cast<void>(0)
-#endif
-
-// Lowers RLIMIT_NOFILE to the lowest free descriptor number: this process
-// cannot open another descriptor until the object is destroyed.
-class no_free_descriptor {
- public:
-  no_free_descriptor() {
-    ::getrlimit(RLIMIT_NOFILE, &saved_);
-    const int lowest_free = ::dup(0);
-    ::close(lowest_free);
-    rlimit none = saved_;
-    none.rlim_cur = static_cast<rlim_t>(lowest_free);
-    EXPECT_EQ(::setrlimit(RLIMIT_NOFILE, &none), 0);
-  }
-  ~no_free_descriptor() { ::setrlimit(RLIMIT_NOFILE, &saved_); }
-  no_free_descriptor(const no_free_descriptor&) = delete;
-  no_free_descriptor& operator=(const no_free_descriptor&) = delete;
-
- private:
-  rlimit saved_{};
-};
-
-}  // namespace
 
 // --- A worker killed at each step of the protocol ---
 
@@ -206,7 +173,7 @@ TEST_F(FaultInjection, NoDescriptorToStartAWorker) {
   SKIP_WITHOUT_FREE_DESCRIPTORS();
   ferry::process_pool pool(options(1));
   {
-    no_free_descriptor limit;
+    ferry_test::no_free_descriptor limit;
     auto f = pool.submit(test_tasks::add(), 1, 2);
     auto e = expect_error<ferry::worker_start_error>([&] { get_within(f); });
     expect_message(e, "Too many open files");
@@ -218,7 +185,7 @@ TEST_F(FaultInjection, NoDescriptorForASecondWorkerLeavesTasksToTheFirst) {
   SKIP_WITHOUT_FREE_DESCRIPTORS();
   ferry::process_pool pool(options(2));
   start_one_worker(pool);
-  no_free_descriptor limit;
+  ferry_test::no_free_descriptor limit;
   auto a = pool.submit(test_tasks::sleep_ms(), 100);
   auto b = pool.submit(test_tasks::sleep_ms(), 100);  // a second worker cannot start
   EXPECT_GT(get_within(a), 0);
@@ -229,7 +196,7 @@ TEST_F(FaultInjection, NoSharedMemoryInThePoolSendsInline) {
   SKIP_WITHOUT_FREE_DESCRIPTORS();
   ferry::process_pool pool(options(1));
   start_one_worker(pool);
-  no_free_descriptor limit;  // memfd_create fails
+  ferry_test::no_free_descriptor limit;  // memfd_create fails
   auto f = pool.submit(test_tasks::length(), std::string(4u << 20, 'x'));
   EXPECT_EQ(get_within(f), 4u << 20);
 }
@@ -245,7 +212,7 @@ TEST_F(FaultInjection, NoDescriptorToReceiveAResult) {
   ferry::process_pool pool(options(1));
   start_one_worker(pool);
   {
-    no_free_descriptor limit;  // the result's memfd cannot be received
+    ferry_test::no_free_descriptor limit;  // the result's memfd cannot be received
     auto f = pool.submit(test_tasks::make_string(), std::size_t{4} << 20);
     auto e = expect_error<ferry::worker_died_error>([&] { get_within(f); });
     expect_message(e, "descriptor was dropped");
