@@ -187,17 +187,35 @@ TEST_F(CancelRunning, AFinishedTaskCannotBeCancelled) {
 
 TEST_F(CancelRunning, ATaskWithOptionsIsStoppedAndNotRetried) {
   {
-    ferry::process_pool pool(ferry_test::options(1));
+    watched_pool watched;
+    ferry::process_pool& pool = watched.pool;
     auto f = pool.submit({.retries = 3}, test_tasks::sleep_ms(), 20'000);
-    let_it_start();
+    watched.wait_until_started();
     EXPECT_TRUE(f.cancel(50ms));
-    expect_error<ferry::cancelled_error>([&] { get_within(f); });
+    const auto e = expect_error<ferry::cancelled_error>([&] { get_within(f); });
+    EXPECT_NE(std::string(e.what()).find("after an attempt of it had started"), std::string::npos) << e.what();
     ferry_test::expect_pool_serves(pool);
   }
   // The task's retries hold the pool until its stopped attempt has ended,
   // which the continuation thread learns after the future failed: the last
   // handle may go first (it did under load), and the pool then goes on a
   // thread of ferry's own, its workers with it.
+  EXPECT_TRUE(ferry_test::workers_gone_within(30s)) << "a worker outlived its pool";
+}
+
+// cancel() without a grace: the attempt that runs is not stopped, its
+// result is dropped, and the error does not say "before it started".
+TEST_F(CancelRunning, ATaskWithOptionsCancelledWhileItsAttemptRunsSaysItHadStarted) {
+  {
+    watched_pool watched;
+    ferry::process_pool& pool = watched.pool;
+    auto f = pool.submit({.retries = 2}, test_tasks::sleep_ms(), 300);
+    watched.wait_until_started();
+    EXPECT_TRUE(f.cancel());
+    const auto e = expect_error<ferry::cancelled_error>([&] { get_within(f); });
+    EXPECT_NE(std::string(e.what()).find("after an attempt of it had started"), std::string::npos) << e.what();
+    ferry_test::expect_pool_serves(pool);
+  }
   EXPECT_TRUE(ferry_test::workers_gone_within(30s)) << "a worker outlived its pool";
 }
 

@@ -14,12 +14,14 @@
 #include <exception>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <executor/errors.h>
 #include "executor/front/wait_helper.h"
 #include "executor/wire/message_io.h"
+#include "../error_message.h"
 
 namespace {
 
@@ -58,6 +60,18 @@ TEST(FutureState, ARunningStateCannotBeCancelledOrStartedAgain) {
   EXPECT_FALSE(s->start());
   EXPECT_FALSE(s->cancel());
   EXPECT_FALSE(s->ready());
+}
+
+TEST(FutureState, AStateSaysWhetherItWasEverStarted) {
+  auto cancelled_first = ferry::detail::make_future_state();
+  EXPECT_FALSE(cancelled_first->started());
+  EXPECT_TRUE(cancelled_first->cancel());
+  EXPECT_FALSE(cancelled_first->started()) << "cancelled while pending: never sent";
+  auto sent = ferry::detail::make_future_state();
+  ASSERT_TRUE(sent->start());
+  EXPECT_TRUE(sent->started());
+  sent->finish(ferry::detail::make_message_body("done"));
+  EXPECT_TRUE(sent->started()) << "finished, it had still been sent";
 }
 
 TEST(FutureState, TheFirstEndIsKeptAndLaterOnesAreIgnored) {
@@ -149,6 +163,29 @@ TEST(FutureState, AStopRequestCancelsAPendingStateAfterTellingItsTarget) {
   EXPECT_TRUE(s->request_stop(100ms));
   EXPECT_EQ(target->ids.size(), 1u);
   EXPECT_TRUE(cancelled(*s));
+}
+
+// A target that knows why a cancel happens (a front that retries) gives
+// the error; others leave cancelled_error's "cancelled before it started".
+class explaining_target final : public ferry::detail::stop_target {
+ public:
+  void request_stop(std::uint64_t, std::chrono::milliseconds) override {}
+  std::exception_ptr cancel_error() override {
+    return std::make_exception_ptr(ferry::cancelled_error("ferry: cancelled, as the target says"));
+  }
+};
+
+TEST(FutureState, ACancelFailsWithTheErrorItsTargetGivesOrTheDefault) {
+  auto explained = ferry::detail::make_future_state();
+  explained->set_stop_target(std::make_shared<explaining_target>(), 1);
+  EXPECT_TRUE(explained->cancel());
+  EXPECT_EQ(ferry_test::caught_as<ferry::cancelled_error>(explained->error()).what(),
+            std::string("ferry: cancelled, as the target says"));
+  auto plain = ferry::detail::make_future_state();
+  plain->set_stop_target(std::make_shared<recording_target>(), 2);
+  EXPECT_TRUE(plain->cancel());
+  EXPECT_EQ(ferry_test::caught_as<ferry::cancelled_error>(plain->error()).what(),
+            std::string("ferry: the task was cancelled before it started"));
 }
 
 TEST(FutureState, AStopRequestWithoutTargetOrAfterTheEndDoesNothing) {

@@ -219,6 +219,21 @@ TEST(Retries, CancellingTheTaskCancelsTheAttemptWaitingInTheQueueAndSendsNoOther
   const auto first = sent.nth(1);
   EXPECT_TRUE(task->cancel());
   error_of<ferry::cancelled_error>(*first);
+  const auto e = error_of<ferry::cancelled_error>(*task);
+  EXPECT_NE(std::string(e.what()).find("before it started"), std::string::npos) << e.what();
+  settle();
+  EXPECT_EQ(sent.count(), 1u);
+}
+
+TEST(Retries, CancellingTheTaskAfterItsAttemptStartedSaysSoAndSendsNoOther) {
+  attempts sent;
+  auto task = ferry::detail::run_with_retries(std::make_shared<observing_queue>(), sent.sender(), {}, 3);
+  const auto first = sent.nth(1);
+  ASSERT_TRUE(first->start());  // sent to a worker
+  EXPECT_TRUE(task->cancel());
+  const auto e = error_of<ferry::cancelled_error>(*task);
+  EXPECT_NE(std::string(e.what()).find("after an attempt of it had started"), std::string::npos) << e.what();
+  die(*first, 41);  // it ends anyway: nothing is sent again
   settle();
   EXPECT_EQ(sent.count(), 1u);
 }

@@ -128,7 +128,8 @@ TEST_F(TaskOptions, CancellingATaskWithOptionsCancelsItsWaitingAttempt) {
   run_counter counter("cancelled");
   auto f = pool.submit({.retries = 2}, test_tasks::fail_first(), counter.path(), 0, 0);
   EXPECT_TRUE(f.cancel());
-  expect_error<ferry::cancelled_error>([&] { get_within(f); });
+  const auto e = expect_error<ferry::cancelled_error>([&] { get_within(f); });
+  expect_message(e, "cancelled before it started");
   EXPECT_GT(get_within(busy), 0);
   ferry_test::expect_pool_serves(pool);
   EXPECT_EQ(counter.runs(), 0);

@@ -33,6 +33,12 @@ class FERRY_EXECUTOR_EXPORT stop_target {
   // A thread is about to wait without polling (it blocks, or registers a
   // callback): the pool's manager must watch the task from now on.
   virtual void announce_wait() {}
+  // The task's future, still pending, is being cancelled (cancel(), or
+  // cancel(grace) once request_stop went here): the error it fails with,
+  // where the target knows better than ferry::cancelled_error's "cancelled
+  // before it started" (a front that retries, an attempt of which already
+  // ran); null for that. Called without the state's lock.
+  virtual std::exception_ptr cancel_error() { return nullptr; }
 
  protected:
   // Out of line: the class's type information then lives in
@@ -51,6 +57,9 @@ class FERRY_EXECUTOR_EXPORT future_state {
 
   // pending -> running. False if it was cancelled (or failed) before.
   bool start();
+  // Whether start() succeeded once: the task was sent (it may have finished
+  // since). False for one cancelled or failed while pending.
+  bool started() const;
   // pending -> finished with ferry::cancelled_error. False once running.
   bool cancel();
   // Asks its stop target, if it has one, to stop it, with `grace` before

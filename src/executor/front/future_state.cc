@@ -31,6 +31,7 @@ class shared_state final : public future_state {
   mutable mutex mu;
   mutable std::condition_variable cv;
   phase now ABSL_GUARDED_BY(mu) = phase::pending;
+  bool was_started ABSL_GUARDED_BY(mu) = false;  // start() succeeded once
   std::shared_ptr<const message_body> result ABSL_GUARDED_BY(mu);
   std::exception_ptr error ABSL_GUARDED_BY(mu);
   std::shared_ptr<const void> local ABSL_GUARDED_BY(mu);
@@ -109,14 +110,29 @@ bool future_state::start() {
   mutex_lock lock(s.mu);
   if (s.now != phase::pending) return false;
   s.now = phase::running;
+  s.was_started = true;
   return true;
+}
+
+bool future_state::started() const {
+  const shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  return s.was_started;
 }
 
 bool future_state::cancel() {
   shared_state& s = data(*this);
+  std::shared_ptr<stop_target> target;
+  {
+    mutex_lock lock(s.mu);
+    if (s.now != phase::pending) return false;
+    if (s.generation == fork_generation()) target = s.stopper;
+  }
+  // Asked without the lock: the target may cancel states of its own.
+  std::exception_ptr why = target ? target->cancel_error() : nullptr;
   mutex_lock lock(s.mu);
   if (s.now != phase::pending) return false;
-  s.error = std::make_exception_ptr(cancelled_error());
+  s.error = why ? std::move(why) : std::make_exception_ptr(cancelled_error());
   const auto callbacks = complete(s);
   lock.unlock();
   for (const auto& cb : callbacks) cb();

@@ -27,6 +27,19 @@ struct attempts final : stop_target {
     stopped.store(true);
     if (auto attempt = current.load()) attempt->request_stop(grace);
   }
+  // The task's future is being cancelled (its on_done then cancels the
+  // attempt waiting in the queue, and the task never ran): where an attempt
+  // had started, it runs on (or is being stopped), its result dropped, and
+  // the error says so rather than "cancelled before it started". Only asks:
+  // an attempt cancelled here would end on the continuation thread, which
+  // could finish the task's future first.
+  std::exception_ptr cancel_error() override {
+    const std::shared_ptr<future_state> attempt = current.load();
+    if (attempt == nullptr || !attempt->started()) return nullptr;
+    return std::make_exception_ptr(cancelled_error(
+        "ferry: the task was cancelled after an attempt of it had started: that attempt ends as it would "
+        "(or is stopped, with cancel(grace)), its result dropped, and no other is sent"));
+  }
 
   std::shared_ptr<task_queue> queue;  // null once the last attempt ended
   send_attempt send;
