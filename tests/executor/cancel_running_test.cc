@@ -193,7 +193,7 @@ TEST_F(CancelRunning, ATaskWithOptionsIsStoppedAndNotRetried) {
     watched.wait_until_started();
     EXPECT_TRUE(f.cancel(50ms));
     const auto e = expect_error<ferry::cancelled_error>([&] { get_within(f); });
-    EXPECT_NE(std::string(e.what()).find("after an attempt of it had started"), std::string::npos) << e.what();
+    ferry_test::expect_message(e, "after an attempt of it had started");
     ferry_test::expect_pool_serves(pool);
   }
   // The task's retries hold the pool until its stopped attempt has ended,
@@ -213,7 +213,7 @@ TEST_F(CancelRunning, ATaskWithOptionsCancelledWhileItsAttemptRunsSaysItHadStart
     watched.wait_until_started();
     EXPECT_TRUE(f.cancel());
     const auto e = expect_error<ferry::cancelled_error>([&] { get_within(f); });
-    EXPECT_NE(std::string(e.what()).find("after an attempt of it had started"), std::string::npos) << e.what();
+    ferry_test::expect_message(e, "after an attempt of it had started");
     ferry_test::expect_pool_serves(pool);
   }
   EXPECT_TRUE(ferry_test::workers_gone_within(30s)) << "a worker outlived its pool";

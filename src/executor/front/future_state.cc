@@ -122,13 +122,8 @@ bool future_state::started() const {
 
 bool future_state::cancel() {
   shared_state& s = data(*this);
-  std::shared_ptr<stop_target> target;
-  {
-    mutex_lock lock(s.mu);
-    if (s.now != phase::pending) return false;
-    if (s.generation == fork_generation()) target = s.stopper;
-  }
   // Asked without the lock: the target may cancel states of its own.
+  const std::shared_ptr<stop_target> target = pool_of(s);
   std::exception_ptr why = target ? target->cancel_error() : nullptr;
   mutex_lock lock(s.mu);
   if (s.now != phase::pending) return false;
