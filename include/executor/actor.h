@@ -84,11 +84,12 @@ class actor {
                   "ferry::actor::call takes no future as an argument; call .then() on the future and "
                   "call the actor from there");
     using D = std::decay_t<F>;
-    static_assert(std::is_invocable_v<const D&, T&, std::decay_t<Args>...>,
-                  "ferry::actor<T>::call(f, args...): f must be callable as f(T&, args...)");
-    using R = std::invoke_result_t<const D&, T&, std::decay_t<Args>...>;
-    return call_function<R, std::decay_t<Args>...>(function<R(T&, std::decay_t<Args>...)>(std::forward<F>(f)),
-                                                   std::forward<Args>(args)...);
+    static_assert(std::is_invocable_v<const D&, T&, detail::travels_as_t<Args>...>,
+                  "ferry::actor<T>::call(f, args...): f must be callable as f(T&, args...), each argument "
+                  "as the worker receives it (a string literal or const char* as a std::string)");
+    using R = std::invoke_result_t<const D&, T&, detail::travels_as_t<Args>...>;
+    return call_function<R, detail::travels_as_t<Args>...>(
+        function<R(T&, detail::travels_as_t<Args>...)>(std::forward<F>(f)), std::forward<Args>(args)...);
   }
 
   // The actor's id, as the pool's events do not show it: for logs.

@@ -30,6 +30,13 @@
 #include "executor/internal/future_state.h"
 #include "executor/internal/result_items.h"
 
+// A string literal, because static_assert takes nothing else.
+#define FERRY_THEN_TAKES_THE_FUTURE                                                              \
+  "ferry: then(fn) calls fn with the finished future, not with its value: take "                 \
+  "`const ferry::future<T>&` and call get() on it, which gives the value or rethrows the task's " \
+  "exception (as Boost.Thread's then does), e.g. "                                                \
+  ".then([](const ferry::future<int>& f) { return f.get() * 2; })"
+
 namespace ferry {
 
 namespace detail {
@@ -139,13 +146,22 @@ class future {
   // thread (include/executor/internal/continuation.h): never on a pool's
   // manager thread or an MPI progress thread, never on the caller's. The
   // returned future holds what fn returns, or what it throws; fn reads this
-  // future's value or exception with get(). Cancelling the returned future
+  // future's value or exception with get() (an fn taking the value instead
+  // fails to compile, saying so). Cancelling the returned future
   // before fn starts keeps fn from running.
   //
   //   ferry::future<std::string> s = pool.submit(square, 7).then(
   //       [](const ferry::future<int>& f) { return std::to_string(f.get()); });
   template <class F>
-  auto then(F&& fn) const -> future<std::invoke_result_t<std::decay_t<F>&, const future&>> {
+  auto then(F&& fn) const {
+    static_assert(std::is_invocable_v<std::decay_t<F>&, const future&>, FERRY_THEN_TAKES_THE_FUTURE);
+    if constexpr (std::is_invocable_v<std::decay_t<F>&, const future&>)
+      return then_future(std::forward<F>(fn));
+  }
+
+ private:
+  template <class F>
+  auto then_future(F&& fn) const -> future<std::invoke_result_t<std::decay_t<F>&, const future&>> {
     using U = std::invoke_result_t<std::decay_t<F>&, const future&>;
     static_assert(!std::is_reference_v<U>,
                   "ferry: a continuation passed to then() must return a value, not a reference");

@@ -190,7 +190,20 @@ class function<R(Args...)> {
   FERRY_ALWAYS_INLINE function(F&& f) {  // NOLINT(google-explicit-constructor): like std::function
     using D = std::decay_t<F>;
     if constexpr (detail::reflected_aggregate<D>) detail::check_reflectable<D>();  // says which field
-    static_assert(detail::shippable<D> || detail::reflected_aggregate<D>, FERRY_NOT_SHIPPABLE_MESSAGE);
+    // Two things a std::invoke user passes, each with what to do instead.
+    static_assert(!std::is_member_pointer_v<D>,
+                  "ferry: a pointer to a member (&S::f) cannot be shipped: it names no code ferry can "
+                  "find by itself in another process. Call the member from a capture-less lambda that "
+                  "takes the object, and pass the object as an argument: "
+                  "pool.submit([](const S& s, int y) { return s.f(y); }, s, 21)");
+    static_assert(!std::is_bind_expression_v<D>,
+                  "ferry: the result of std::bind cannot be shipped: ferry cannot serialize what it "
+                  "binds. Bind with ferry::closure(fn, values...) instead, which ships fn and serializes "
+                  "the values, passed before the call's arguments: "
+                  "ferry::closure([](int a, int b) { return a + b; }, 1)");
+    static_assert(detail::shippable<D> || detail::reflected_aggregate<D> || std::is_member_pointer_v<D> ||
+                      std::is_bind_expression_v<D>,
+                  FERRY_NOT_SHIPPABLE_MESSAGE);
     if constexpr (detail::shippable<D>) {  // else only the assertion above is reported
       if constexpr (detail::function_pointer<D>) {
         if (f == nullptr) return;

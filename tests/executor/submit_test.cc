@@ -149,6 +149,27 @@ TEST_F(Submit, UnserializableArgumentFailsItsOwnFuture) {
   EXPECT_EQ(f.get(), 3);
 }
 
+// pool.submit(f, "hello") failed to compile inside cereal ("does not
+// support serializing raw pointers"): a C string now travels as the
+// std::string of its text, copied at the call.
+TEST_F(Submit, AStringLiteralOrCStringArgumentTravelsAsTheStdStringOfItsText) {
+  ferry::process_pool pool(options(2));
+  EXPECT_EQ(test_tasks::c_string_arguments(pool),
+            (std::vector<std::string>{"hello 5", "buffer?", "zzz", "1 2 3", "actor-call"}));
+}
+
+TEST_F(Submit, ANullCStringArgumentFailsItsTaskSayingWhatToPass) {
+  ferry::process_pool pool(options(1));
+  const std::exception_ptr failure = test_tasks::null_c_string_argument(pool);
+  ASSERT_NE(failure, nullptr) << "get() threw nothing";
+  auto e = expect_error<ferry::serialization_error>([&] { std::rethrow_exception(failure); });
+  EXPECT_EQ(e.where(), ferry::serialization_error::phase::saving_task);
+  EXPECT_EQ(e.type_name(), "std::invalid_argument");
+  EXPECT_NE(e.message().find("null const char* argument"), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("pass a string"), std::string::npos) << e.message();
+  EXPECT_EQ(pool.submit(test_tasks::add(), 1, 2).get(), 3);
+}
+
 TEST_F(Submit, SerializationErrorsNameTheirPhase) {
   ferry::process_pool pool(options(1));
   using phase = ferry::serialization_error::phase;

@@ -384,6 +384,45 @@ std::vector<std::string> submit_std_map_element(ferry::detail::pool_front& pool,
   return {by_value.get(), with_options.get()};
 }
 
+namespace {
+struct labelled {
+  explicit labelled(std::string s) : label(std::move(s)) {}
+  std::string label;
+};
+}  // namespace
+
+std::vector<std::string> c_string_arguments(ferry::detail::pool_front& pool) {
+  std::vector<std::string> out;
+  out.push_back(pool.submit([](const std::string& s) { return s + " " + std::to_string(s.size()); }, "hello").get());
+  std::string buffer = "buffer";
+  char* text = buffer.data();
+  auto with_options = pool.submit({.retries = 2, .name = "c string"}, [](std::string s) { return s + "?"; }, text);
+  buffer.assign(buffer.size(), 'x');  // the task has its own copy of the text
+  out.push_back(with_options.get());
+  auto count = pool.submit([] { return 3; });
+  out.push_back(pool.submit([](int n, std::string_view s) { return std::string(static_cast<std::size_t>(n), s[0]); },
+                            count, "z")
+                    .get());
+  const std::vector<const char*> words{"a", "bb", "ccc"};
+  std::string sizes;
+  for (std::size_t n : pool.map([](std::string_view s) { return s.size(); }, words, 1))
+    sizes += (sizes.empty() ? "" : " ") + std::to_string(n);
+  out.push_back(sizes);
+  auto actor = pool.make_actor<labelled>("actor");
+  out.push_back(actor.call([](labelled& l, const std::string& suffix) { return l.label + suffix; }, "-call").get());
+  return out;
+}
+
+std::exception_ptr null_c_string_argument(ferry::detail::pool_front& pool) {
+  const char* none = nullptr;
+  try {
+    pool.submit([](const std::string& s) { return s; }, none).get();
+  } catch (...) {
+    return std::current_exception();
+  }
+  return nullptr;
+}
+
 ferry::function<int(int)> close_descriptors() {
   return [](int x) {
     for (int fd = 3; fd < 1024; ++fd) ::close(fd);

@@ -164,6 +164,19 @@ struct refusing {
 std::vector<std::string> map_over_std_map(ferry::detail::pool_front& pool, const std::map<std::string, int>& m);
 std::vector<std::string> submit_std_map_element(ferry::detail::pool_front& pool, const std::map<std::string, int>& m);
 
+// A string literal or other C string argument travels as the std::string
+// of its text. This submits one plainly ("hello" to a task taking const
+// std::string&: "hello 5"), with task_options and retries after the
+// caller's buffer that a char* pointed into was overwritten ("buffer?":
+// the text was copied at the call), beside a future ("zzz"), maps over a
+// std::vector<const char*> ("a", "bb", "ccc": "1 2 3"), and makes an actor
+// from one and calls it with one ("actor-call"), with lambdas of this
+// library taking std::string, const std::string& or std::string_view;
+// returns each result, in that order.
+std::vector<std::string> c_string_arguments(ferry::detail::pool_front& pool);
+// What get() throws for a task whose argument is a null const char*.
+std::exception_ptr null_c_string_argument(ferry::detail::pool_front& pool);
+
 ferry::actor<counter> make_counter(ferry::detail::pool_front& pool, int start, unsigned max_restarts = 0);
 ferry::future<int> counter_add(const ferry::actor<counter>& c, int k);
 ferry::future<int> counter_slow_add(const ferry::actor<counter>& c, int ms);

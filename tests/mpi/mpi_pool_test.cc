@@ -273,6 +273,18 @@ TEST(MpiPool, ExceptionsArriveAsTheirTypes) {
   EXPECT_NE(e.type_name().find("custom_error"), std::string::npos) << e.type_name();
 }
 
+// As on the process pool (submit_test.cc): both pools share the front.
+TEST(MpiPool, AStringLiteralOrCStringArgumentTravelsAsTheStdStringOfItsText) {
+  ferry::mpi_pool pool(options());
+  EXPECT_EQ(test_tasks::c_string_arguments(pool),
+            (std::vector<std::string>{"hello 5", "buffer?", "zzz", "1 2 3", "actor-call"}));
+  const std::exception_ptr failure = test_tasks::null_c_string_argument(pool);
+  ASSERT_NE(failure, nullptr) << "get() threw nothing";
+  const auto e = expect_error<ferry::serialization_error>([&] { std::rethrow_exception(failure); });
+  EXPECT_EQ(e.type_name(), "std::invalid_argument");
+  EXPECT_NE(e.message().find("null const char* argument"), std::string::npos) << e.message();
+}
+
 TEST(MpiPool, ASegfaultFailsOnlyItsFutureAndNamesTheHost) {
   ferry::mpi_pool pool(options());
   auto crash = pool.submit(test_tasks::crash(), std::string("segv"));

@@ -30,6 +30,13 @@
 #include "serialize/archive.h"
 #include "serialize/function.h"
 
+// A string literal, because static_assert takes nothing else.
+#define FERRY_MAP_TAKES_ONE_RANGE                                                                    \
+  "ferry: map, map_ordered and map_unordered take one input range: they do not zip several, as "    \
+  "Python's map(f, a, b) does. Pass one range whose elements hold each call's arguments, such as a " \
+  "std::vector<std::pair<int, int>> or of std::tuple, and take that element in f: "                 \
+  "pool.map([](const std::pair<int, int>& p) { return p.first + p.second; }, pairs)"
+
 namespace ferry::detail {
 
 template <class... A>
@@ -146,6 +153,21 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     return start_map<false>(std::forward<F>(f), std::forward<Range>(inputs), options);
   }
 
+  // Several input ranges, which Python's map(f, a, b) zips: not offered.
+  // Each fails to compile, saying what to pass instead.
+  template <class F, std::ranges::input_range Range, std::ranges::input_range Second, class... More>
+  void map(F&&, Range&&, Second&&, More&&...) {
+    static_assert(sizeof(F) == 0, FERRY_MAP_TAKES_ONE_RANGE);
+  }
+  template <class F, std::ranges::input_range Range, std::ranges::input_range Second, class... More>
+  void map_ordered(F&&, Range&&, Second&&, More&&...) {
+    static_assert(sizeof(F) == 0, FERRY_MAP_TAKES_ONE_RANGE);
+  }
+  template <class F, std::ranges::input_range Range, std::ranges::input_range Second, class... More>
+  void map_unordered(F&&, Range&&, Second&&, More&&...) {
+    static_assert(sizeof(F) == 0, FERRY_MAP_TAKES_ONE_RANGE);
+  }
+
   // An actor (executor/actor.h): T(args...) made in one of the pool's
   // workers, which then runs the actor's calls. Returns at once; if T's
   // constructor throws, the actor's calls fail with that. args: as for
@@ -158,15 +180,16 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   }
   template <class T, class... Args>
   actor<T> make_actor(const actor_options& options, Args&&... args) {
-    static_assert(std::is_constructible_v<T, std::decay_t<Args>...>,
-                  "ferry: make_actor<T>(args...): T cannot be constructed from these arguments");
+    static_assert(std::is_constructible_v<T, travels_as_t<Args>...>,
+                  "ferry: make_actor<T>(args...): T cannot be constructed from these arguments as the "
+                  "worker receives them (a string literal or const char* arrives as a std::string)");
     static_assert(!(is_future<std::decay_t<Args>> || ...),
                   "ferry: make_actor takes no future as an argument; call .then() on the future and make "
                   "the actor from there");
-    check_task_signature<void, std::decay_t<Args>...>();
+    check_task_signature<void, travels_as_t<Args>...>();
     auto handle = std::make_shared<actor_handle>(queue_, new_actor_id());
-    const function<void(std::decay_t<Args>...)> make(actor_make<T, std::decay_t<Args>...>{handle->id()});
-    auto encode = [&](output_archive& ar) { (ar(as_parameter<std::decay_t<Args>>(args)), ...); };
+    const function<void(travels_as_t<Args>...)> make(actor_make<T, travels_as_t<Args>...>{handle->id()});
+    auto encode = [&](output_archive& ar) { (ar(as_parameter<travels_as_t<Args>>(args)), ...); };
     const task_settings settings{.actor = {handle->id(), actor_route::part::make, options.max_restarts}};
     // A constructor that throws fails the actor's calls, which is where
     // the caller looks; the make's own future is not kept.
@@ -197,7 +220,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     check_task_signature<R, P...>();
     if constexpr ((is_future<std::decay_t<Args>> || ...)) {
       if (queue_->is_shutdown()) throw pool_shutdown_error("ferry: submit after the pool was shut down");
-      return future<R>(submit_after(queue_, fn, std::decay_t<Args>(std::forward<Args>(args))...),
+      return future<R>(submit_after(queue_, fn, detail::hold_argument(std::forward<Args>(args))...),
                        detail::from_task);
     } else {
       if (queue_->task_retries() != 0) return submit_with_options({}, fn, std::forward<Args>(args)...);
@@ -213,8 +236,8 @@ class FERRY_EXECUTOR_EXPORT pool_front {
                   "ferry: submit with task_options takes no future as an argument; call .then() on "
                   "the future and submit from there");
     check_task_signature<R, P...>();
-    auto held = std::make_shared<const std::tuple<function<R(P...)>, std::decay_t<Args>...>>(
-        fn, std::forward<Args>(args)...);
+    auto held = std::make_shared<const std::tuple<function<R(P...)>, detail::held_argument_t<Args>...>>(
+        fn, detail::hold_argument(std::forward<Args>(args))...);
     send_attempt send = [held, timeout = options.timeout, name = options.name,
                          priority = options.priority](task_queue& queue) {
       return std::apply(

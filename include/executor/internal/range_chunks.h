@@ -78,8 +78,8 @@ class range_chunks final : public chunk_source {
   // again then, and kept until the chunk ends.
   submitted next_with_retries(std::uint32_t most) {
     auto& it = *it_;
-    auto held = std::make_shared<std::vector<std::ranges::range_value_t<View>>>();
-    for (; held->size() < most && it != std::ranges::end(inputs_); ++it) held->emplace_back(*it);
+    auto held = std::make_shared<std::vector<held_argument_t<std::ranges::range_value_t<View>>>>();
+    for (; held->size() < most && it != std::ranges::end(inputs_); ++it) held->push_back(hold_argument(*it));
     if (held->empty()) return {};
     const auto n = static_cast<std::uint32_t>(held->size());
     send_attempt send = [held, fn = fn_, n, priority = priority_](task_queue& queue) {

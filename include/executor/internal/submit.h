@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -28,13 +30,50 @@ inline constexpr bool is_ferry_function = false;
 template <class Signature>
 inline constexpr bool is_ferry_function<function<Signature>> = true;
 
+// A C string argument (travels_as: its text) held until its task is
+// encoded later than the call (with task_options, with futures among the
+// arguments, a map's chunk kept for its retries): the text is copied at
+// the call, since the pointer may not outlive it; a null one stays null.
+struct held_c_string {
+  std::optional<std::string> text;
+};
+template <class A>
+inline constexpr bool is_c_string =
+    std::is_same_v<std::decay_t<A>, const char*> || std::is_same_v<std::decay_t<A>, char*>;
+template <class A>
+using held_argument_t = std::conditional_t<is_c_string<A>, held_c_string, std::decay_t<A>>;
+template <class A>
+held_argument_t<A> hold_argument(A&& arg) {
+  if constexpr (is_c_string<A>) {
+    const char* s = arg;
+    return held_c_string{s == nullptr ? std::nullopt : std::optional<std::string>(s)};
+  } else {
+    return std::forward<A>(arg);
+  }
+}
+
+// The text of a C string argument; a null pointer has none, and fails its
+// task as an argument that cannot be saved (ferry::serialization_error).
+inline const char* c_string_text(const char* s) {
+  if (s == nullptr)
+    throw std::invalid_argument(
+        "ferry: a null const char* argument: a C string travels as the std::string of its text, "
+        "and a null pointer has none; pass a string (an empty one for no text)");
+  return s;
+}
+
 // An argument as the parameter type P it is serialized as: the argument
 // itself when it already has that type (no copy of a large value on the way
-// to the message), else converted.
+// to the message), else converted; a C string as the std::string of its
+// text.
 template <class P, class A>
 decltype(auto) as_parameter(const A& arg) {
   if constexpr (std::is_same_v<std::decay_t<P>, A>)
     return (arg);
+  else if constexpr (std::is_same_v<A, held_c_string>)
+    return std::string(c_string_text(arg.text ? arg.text->c_str() : nullptr));
+  else if constexpr (is_c_string<A>)
+    return std::string(c_string_text(arg));
   else
     return std::decay_t<P>(arg);
 }
@@ -73,8 +112,17 @@ constexpr bool check_task_callable() {
                 "a task receives them (each a value of its own type, decoded in the worker, passed as "
                 "an rvalue). Check their number and types; a parameter of type T& cannot bind such a "
                 "value: take T or const T& (a change the task makes to an argument never reaches the "
-                "caller; return it instead)");
-  return std::is_invocable_v<const D&, A...>;
+                "caller; return it instead); a string literal or const char* arrives as a std::string: "
+                "take std::string, const std::string& or std::string_view");
+  if constexpr (std::is_invocable_v<const D&, A...>) {
+    static_assert(!std::is_reference_v<std::invoke_result_t<const D&, A...>>,
+                  "ferry: submit(f, args...) / map(f, inputs): f returns a reference, and what it refers "
+                  "to stays in the worker's memory: return the value instead (a return type without &, "
+                  "`-> std::string` say, or plain `auto`); the result is copied into the message either way");
+    return !std::is_reference_v<std::invoke_result_t<const D&, A...>>;
+  } else {
+    return false;
+  }
 }
 
 // Which actor a task belongs to, and as what (internal/actor_parts.h):

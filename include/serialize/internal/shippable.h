@@ -11,6 +11,7 @@
 #define FERRY_SERIALIZE_INTERNAL_SHIPPABLE_H_
 
 #include <concepts>
+#include <string>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -35,7 +36,9 @@ namespace ferry::detail {
 // The type a value of type A travels as: a std::map's element,
 // std::pair<const K, V>, which saves but whose const key cannot be loaded
 // into, as std::pair<K, V> (a task given such elements receives each as
-// the pair it converts to); any other type as itself.
+// the pair it converts to); a C string (a string literal, a const char*),
+// whose pointer would mean nothing in another process, as the std::string
+// of its text; any other type as itself.
 template <class A>
 struct travels_as {
   using type = A;
@@ -43,6 +46,14 @@ struct travels_as {
 template <class K, class V>
 struct travels_as<std::pair<const K, V>> {
   using type = std::pair<K, V>;
+};
+template <>
+struct travels_as<const char*> {
+  using type = std::string;
+};
+template <>
+struct travels_as<char*> {
+  using type = std::string;
 };
 template <class A>
 using travels_as_t = typename travels_as<std::decay_t<A>>::type;
