@@ -169,6 +169,12 @@ callable_any* callable_maker<F, Signature>::from_code(const void* code) {
   }
 }
 
+// A std::function, which hides the type of what it holds.
+template <class F>
+inline constexpr bool is_std_function = false;
+template <class Signature>
+inline constexpr bool is_std_function<std::function<Signature>> = true;
+
 }  // namespace detail
 
 template <class R, class... Args>
@@ -190,7 +196,7 @@ class function<R(Args...)> {
   FERRY_ALWAYS_INLINE function(F&& f) {  // NOLINT(google-explicit-constructor): like std::function
     using D = std::decay_t<F>;
     if constexpr (detail::reflected_aggregate<D>) detail::check_reflectable<D>();  // says which field
-    // Two things a std::invoke user passes, each with what to do instead.
+    // Three things a std::invoke user passes, each with what to do instead.
     static_assert(!std::is_member_pointer_v<D>,
                   "ferry: a pointer to a member (&S::f) cannot be shipped: it names no code ferry can "
                   "find by itself in another process. Call the member from a capture-less lambda that "
@@ -201,8 +207,12 @@ class function<R(Args...)> {
                   "binds. Bind with ferry::closure(fn, values...) instead, which ships fn and serializes "
                   "the values, passed before the call's arguments: "
                   "ferry::closure([](int a, int b) { return a + b; }, 1)");
+    static_assert(!detail::is_std_function<D>,
+                  "ferry: a std::function cannot be shipped: it hides the type of what it holds, and "
+                  "that type is how ferry finds the code in another process. Pass the lambda or "
+                  "function itself, or hold it in a ferry::function, which ships");
     static_assert(detail::shippable<D> || detail::reflected_aggregate<D> || std::is_member_pointer_v<D> ||
-                      std::is_bind_expression_v<D>,
+                      std::is_bind_expression_v<D> || detail::is_std_function<D>,
                   FERRY_NOT_SHIPPABLE_MESSAGE);
     if constexpr (detail::shippable<D>) {  // else only the assertion above is reported
       if constexpr (detail::function_pointer<D>) {

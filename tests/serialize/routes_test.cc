@@ -12,7 +12,9 @@
 #include <functional>
 #include <new>
 #include <map>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <serialize/serialize.h>
@@ -338,6 +340,21 @@ TEST(RoutesClosure, CapturesAString) {
       [](const std::string& g, const std::string& name) { return g + ", " + name; }, greeting);
   EXPECT_EQ(f("a"), "hello, a");
   EXPECT_EQ(round_trip(f)("ferry"), "hello, ferry");
+}
+
+// A literal capture was kept as a const char*, which cannot be serialized:
+// it now holds the std::string of its text, copied when the closure is made.
+TEST(RoutesClosure, ACStringCaptureHoldsTheStdStringOfItsText) {
+  std::string buffer = "hello";
+  ferry::function<std::string(const std::string&)> f = ferry::closure(
+      [](std::string_view g, const std::string& name) { return std::string(g) + ", " + name; }, buffer.c_str());
+  buffer = "changed";
+  EXPECT_EQ(f("a"), "hello, a");
+  EXPECT_EQ(round_trip(f)("ferry"), "hello, ferry");
+  ferry::function<std::string()> literal = ferry::closure([](const std::string& s) { return s + "!"; }, "hi");
+  EXPECT_EQ(round_trip(literal)(), "hi!");
+  const char* none = nullptr;
+  EXPECT_THROW(ferry::closure([](const std::string& s) { return s; }, none), std::invalid_argument);
 }
 
 TEST(RoutesClosure, ManyCapturesOfStdTypes) {

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -50,16 +49,6 @@ held_argument_t<A> hold_argument(A&& arg) {
   } else {
     return std::forward<A>(arg);
   }
-}
-
-// The text of a C string argument; a null pointer has none, and fails its
-// task as an argument that cannot be saved (ferry::serialization_error).
-inline const char* c_string_text(const char* s) {
-  if (s == nullptr)
-    throw std::invalid_argument(
-        "ferry: a null const char* argument: a C string travels as the std::string of its text, "
-        "and a null pointer has none; pass a string (an empty one for no text)");
-  return s;
 }
 
 // An argument as the parameter type P it is serialized as: the argument

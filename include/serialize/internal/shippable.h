@@ -11,6 +11,7 @@
 #define FERRY_SERIALIZE_INTERNAL_SHIPPABLE_H_
 
 #include <concepts>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -57,6 +58,26 @@ struct travels_as<char*> {
 };
 template <class A>
 using travels_as_t = typename travels_as<std::decay_t<A>>::type;
+
+// The text of a C string that is to travel; a null pointer has none.
+// Throws std::invalid_argument for one (an argument: its task fails with
+// ferry::serialization_error; a closure's capture: ferry::closure throws).
+inline const char* c_string_text(const char* s) {
+  if (s == nullptr)
+    throw std::invalid_argument(
+        "ferry: a null const char*: a C string travels as the std::string of its text, and a "
+        "null pointer has none; pass a string (an empty one for no text)");
+  return s;
+}
+
+// A value as the type it travels as (a C string's text checked, above).
+template <class A>
+travels_as_t<A> as_travelling(A&& value) {
+  if constexpr (std::is_same_v<travels_as_t<A>, std::string> && !std::is_same_v<std::decay_t<A>, std::string>)
+    return std::string(c_string_text(value));
+  else
+    return travels_as_t<A>(std::forward<A>(value));
+}
 
 // A value that can travel: an argument, a result, a capture of
 // ferry::closure.
