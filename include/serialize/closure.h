@@ -38,8 +38,8 @@ consteval bool check_capture() {
   static_assert(serializable_value<Capture>,
                 "ferry::closure: a capture cannot be shipped; the template arguments of "
                 "check_capture<Position, Capture> above say which. It must be default-"
-                "constructible and cereal-serializable by value: a std::string_view, a span, a "
-                "stream or a member pointer is not; capture a std::string or std::vector instead, "
+                "constructible and cereal-serializable by value: a pointer, a span, a stream or a "
+                "member pointer is not; capture a std::string or std::vector instead, "
                 "or give the type cereal functions; a standard type that serialize/std_types.h "
                 "does not cover, such as std::list, needs its cereal header first, e.g. "
                 "#include <cereal/types/list.hpp>");

@@ -150,12 +150,13 @@ TEST_F(Submit, UnserializableArgumentFailsItsOwnFuture) {
 }
 
 // pool.submit(f, "hello") failed to compile inside cereal ("does not
-// support serializing raw pointers"): a C string now travels as the
-// std::string of its text, copied at the call.
-TEST_F(Submit, AStringLiteralOrCStringArgumentTravelsAsTheStdStringOfItsText) {
+// support serializing raw pointers"), and a std::string_view argument at
+// ferry's static_assert: each now travels as the std::string of its text,
+// copied at the call.
+TEST_F(Submit, AStringLiteralCStringOrStringViewArgumentTravelsAsTheStdStringOfItsText) {
   ferry::process_pool pool(options(2));
   EXPECT_EQ(test_tasks::c_string_arguments(pool),
-            (std::vector<std::string>{"hello 5", "buffer?", "zzz", "1 2 3", "actor-call"}));
+            (std::vector<std::string>{"hello 5", "buffer?", "zzz", "1 2 3", "actor-call", "viewed!"}));
 }
 
 TEST_F(Submit, ANullCStringArgumentFailsItsTaskSayingWhatToPass) {

@@ -410,6 +410,11 @@ std::vector<std::string> c_string_arguments(ferry::detail::pool_front& pool) {
   out.push_back(sizes);
   auto actor = pool.make_actor<labelled>("actor");
   out.push_back(actor.call([](labelled& l, const std::string& suffix) { return l.label + suffix; }, "-call").get());
+  std::string viewed = "viewed";
+  auto view = pool.submit({.retries = 1}, [](std::string_view s) { return std::string(s) + "!"; },
+                          std::string_view(viewed));
+  viewed.assign(viewed.size(), 'x');  // the task has its own copy of the text
+  out.push_back(view.get());
   return out;
 }
 

@@ -164,13 +164,15 @@ struct refusing {
 std::vector<std::string> map_over_std_map(ferry::detail::pool_front& pool, const std::map<std::string, int>& m);
 std::vector<std::string> submit_std_map_element(ferry::detail::pool_front& pool, const std::map<std::string, int>& m);
 
-// A string literal or other C string argument travels as the std::string
-// of its text. This submits one plainly ("hello" to a task taking const
-// std::string&: "hello 5"), with task_options and retries after the
-// caller's buffer that a char* pointed into was overwritten ("buffer?":
-// the text was copied at the call), beside a future ("zzz"), maps over a
-// std::vector<const char*> ("a", "bb", "ccc": "1 2 3"), and makes an actor
-// from one and calls it with one ("actor-call"), with lambdas of this
+// A string literal, another C string or a std::string_view argument
+// travels as the std::string of its text. This submits a literal plainly
+// ("hello" to a task taking const std::string&: "hello 5"), a char* with
+// task_options and retries, the caller's buffer it pointed into then
+// overwritten ("buffer?": the text was copied at the call), a literal
+// beside a future ("zzz"), maps over a std::vector<const char*> ("a",
+// "bb", "ccc": "1 2 3"), makes an actor from a literal and calls it with
+// one ("actor-call"), and submits a std::string_view with task_options,
+// what it viewed then overwritten ("viewed!"), with lambdas of this
 // library taking std::string, const std::string& or std::string_view;
 // returns each result, in that order.
 std::vector<std::string> c_string_arguments(ferry::detail::pool_front& pool);

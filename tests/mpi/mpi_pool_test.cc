@@ -274,10 +274,10 @@ TEST(MpiPool, ExceptionsArriveAsTheirTypes) {
 }
 
 // As on the process pool (submit_test.cc): both pools share the front.
-TEST(MpiPool, AStringLiteralOrCStringArgumentTravelsAsTheStdStringOfItsText) {
+TEST(MpiPool, AStringLiteralCStringOrStringViewArgumentTravelsAsTheStdStringOfItsText) {
   ferry::mpi_pool pool(options());
   EXPECT_EQ(test_tasks::c_string_arguments(pool),
-            (std::vector<std::string>{"hello 5", "buffer?", "zzz", "1 2 3", "actor-call"}));
+            (std::vector<std::string>{"hello 5", "buffer?", "zzz", "1 2 3", "actor-call", "viewed!"}));
   const std::exception_ptr failure = test_tasks::null_c_string_argument(pool);
   ASSERT_NE(failure, nullptr) << "get() threw nothing";
   const auto e = expect_error<ferry::serialization_error>([&] { std::rethrow_exception(failure); });

@@ -342,9 +342,10 @@ TEST(RoutesClosure, CapturesAString) {
   EXPECT_EQ(round_trip(f)("ferry"), "hello, ferry");
 }
 
-// A literal capture was kept as a const char*, which cannot be serialized:
-// it now holds the std::string of its text, copied when the closure is made.
-TEST(RoutesClosure, ACStringCaptureHoldsTheStdStringOfItsText) {
+// A literal capture was kept as a const char*, and a std::string_view as
+// itself, neither of which can be serialized: each now holds the
+// std::string of its text, copied when the closure is made.
+TEST(RoutesClosure, ACStringOrStringViewCaptureHoldsTheStdStringOfItsText) {
   std::string buffer = "hello";
   ferry::function<std::string(const std::string&)> f = ferry::closure(
       [](std::string_view g, const std::string& name) { return std::string(g) + ", " + name; }, buffer.c_str());
@@ -353,6 +354,11 @@ TEST(RoutesClosure, ACStringCaptureHoldsTheStdStringOfItsText) {
   EXPECT_EQ(round_trip(f)("ferry"), "hello, ferry");
   ferry::function<std::string()> literal = ferry::closure([](const std::string& s) { return s + "!"; }, "hi");
   EXPECT_EQ(round_trip(literal)(), "hi!");
+  std::string viewed = "view";
+  ferry::function<std::string()> view =
+      ferry::closure([](std::string_view s) { return std::string(s) + "?"; }, std::string_view(viewed));
+  viewed = "gone";
+  EXPECT_EQ(round_trip(view)(), "view?");
   const char* none = nullptr;
   EXPECT_THROW(ferry::closure([](const std::string& s) { return s; }, none), std::invalid_argument);
 }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,25 +30,24 @@ inline constexpr bool is_ferry_function = false;
 template <class Signature>
 inline constexpr bool is_ferry_function<function<Signature>> = true;
 
-// A C string argument (travels_as: its text) held until its task is
-// encoded later than the call (with task_options, with futures among the
-// arguments, a map's chunk kept for its retries): the text is copied at
-// the call, since the pointer may not outlive it; a null one stays null.
+// An argument held until its task is encoded later than the call (with
+// task_options, with futures among the arguments, a map's chunk kept for
+// its retries): as the type it travels as, so that a std::string_view's
+// text is copied at the call, since what it views may not outlive it; a C
+// string as held_c_string, its text copied too, a null one kept null so
+// that it fails the task when encoded, as at once.
 struct held_c_string {
   std::optional<std::string> text;
 };
 template <class A>
-inline constexpr bool is_c_string =
-    std::is_same_v<std::decay_t<A>, const char*> || std::is_same_v<std::decay_t<A>, char*>;
-template <class A>
-using held_argument_t = std::conditional_t<is_c_string<A>, held_c_string, std::decay_t<A>>;
+using held_argument_t = std::conditional_t<is_c_string<A>, held_c_string, travels_as_t<A>>;
 template <class A>
 held_argument_t<A> hold_argument(A&& arg) {
   if constexpr (is_c_string<A>) {
     const char* s = arg;
     return held_c_string{s == nullptr ? std::nullopt : std::optional<std::string>(s)};
   } else {
-    return std::forward<A>(arg);
+    return held_argument_t<A>(std::forward<A>(arg));
   }
 }
 
@@ -67,14 +67,25 @@ decltype(auto) as_parameter(const A& arg) {
     return std::decay_t<P>(arg);
 }
 
+// A std::ref or std::cref, which std::async passes as a reference.
+template <class T>
+inline constexpr bool is_reference_wrapper = false;
+template <class T>
+inline constexpr bool is_reference_wrapper<std::reference_wrapper<T>> = true;
+
 // Fails to compile, saying what to do, unless a task of this signature can
 // travel: its arguments to a worker, its result back to future::get.
 template <class R, class... P>
 constexpr void check_task_signature() {
-  static_assert((serializable_value<std::decay_t<P>> && ...),
+  static_assert(!(is_reference_wrapper<std::decay_t<P>> || ...),
+                "ferry: std::ref / std::cref cannot share a variable with a task: the task runs in "
+                "another process, which gets a copy of each argument. Pass the value, and return "
+                "what the task changes");
+  static_assert(((serializable_value<std::decay_t<P>> || is_reference_wrapper<std::decay_t<P>>) && ...),
                 "ferry::process_pool: an argument of this task cannot be sent to a worker: each "
                 "must be default-constructible and cereal-serializable by value (a pointer, a "
-                "reference to a stream or a std::string_view is not, nor a std::map's element "
+                "std::span, a reference to a stream or a ferry::function's std::string_view "
+                "parameter is not: take std::string; nor a std::map's element "
                 "type std::pair<const K, V>, whose key cannot be loaded: take std::pair<K, V>; "
                 "a standard type that "
                 "serialize/std_types.h does not cover, such as std::list, std::complex or "

@@ -13,6 +13,7 @@
 #include <concepts>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -37,9 +38,9 @@ namespace ferry::detail {
 // The type a value of type A travels as: a std::map's element,
 // std::pair<const K, V>, which saves but whose const key cannot be loaded
 // into, as std::pair<K, V> (a task given such elements receives each as
-// the pair it converts to); a C string (a string literal, a const char*),
-// whose pointer would mean nothing in another process, as the std::string
-// of its text; any other type as itself.
+// the pair it converts to); a C string (a string literal, a const char*)
+// or a std::string_view, whose pointer would mean nothing in another
+// process, as the std::string of its text; any other type as itself.
 template <class A>
 struct travels_as {
   using type = A;
@@ -56,6 +57,10 @@ template <>
 struct travels_as<char*> {
   using type = std::string;
 };
+template <>
+struct travels_as<std::string_view> {
+  using type = std::string;
+};
 template <class A>
 using travels_as_t = typename travels_as<std::decay_t<A>>::type;
 
@@ -70,10 +75,15 @@ inline const char* c_string_text(const char* s) {
   return s;
 }
 
+// Whether A is a C string: a string literal, a const char*, a char*.
+template <class A>
+inline constexpr bool is_c_string =
+    std::is_same_v<std::decay_t<A>, const char*> || std::is_same_v<std::decay_t<A>, char*>;
+
 // A value as the type it travels as (a C string's text checked, above).
 template <class A>
 travels_as_t<A> as_travelling(A&& value) {
-  if constexpr (std::is_same_v<travels_as_t<A>, std::string> && !std::is_same_v<std::decay_t<A>, std::string>)
+  if constexpr (is_c_string<A>)
     return std::string(c_string_text(value));
   else
     return travels_as_t<A>(std::forward<A>(value));
