@@ -62,6 +62,10 @@ class FERRY_EXECUTOR_EXPORT process_pool : public detail::pool_front {
   // when this process has no descriptor to spare (RLIMIT_NOFILE reached:
   // the message says which limit and what to do).
   explicit process_pool(pool_options options = {});
+  // process_pool(pool_options{.max_workers = max_workers}), as
+  // ProcessPoolExecutor(4) reads: 0 is cpu_count(). Throws ferry::error
+  // for a negative count, and as above.
+  explicit process_pool(int max_workers);
   ~process_pool();
   process_pool(const process_pool&);
   process_pool& operator=(const process_pool&);

@@ -54,6 +54,24 @@ TEST(ProcessPool, ACopyIsTheSamePoolAndAnotherPoolIsNot) {
   EXPECT_TRUE(moved == a);
 }
 
+// ferry::process_pool pool(4), as ProcessPoolExecutor(4) reads, did not
+// compile ("no matching function"). No task is submitted: nothing starts.
+TEST(ProcessPool, AWorkerCountAloneMakesAPoolOfThatManyAndANegativeOneIsRefused) {
+  ferry::process_pool four(4);
+  EXPECT_EQ(four.max_workers(), 4u);
+  EXPECT_EQ(four.options().max_workers, 4u);
+  EXPECT_EQ(four.options().start, ferry::pool_options{}.start);
+  ferry::process_pool per_cpu(0);
+  EXPECT_EQ(per_cpu.max_workers(), ferry::cpu_count());
+  try {
+    ferry::process_pool negative(-2);
+    ADD_FAILURE() << "a pool of -2 workers was made";
+  } catch (const ferry::error& e) {
+    EXPECT_NE(std::string(e.what()).find("process_pool(-2): a worker count cannot be negative"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ProcessPool, ItsOptionsAreThoseGivenAndMaxWorkersFollowsResize) {
   ferry::process_pool pool(in_process(3));
   EXPECT_EQ(pool.options().max_workers, 3u);
