@@ -56,6 +56,20 @@ TEST_F(Map, AMapOverAStdMapAndASubmitOfItsElementRunTheirTasks) {
   EXPECT_EQ(test_tasks::submit_std_map_element(pool, m), (std::vector<std::string>{"a=1", "a=1"}));
 }
 
+// pool.map(f, {1, 2, 3}), as Python's map(f, [1, 2, 3]), did not compile.
+// The list's array ends with its statement, before a range-for's body
+// runs: map_ordered and map_unordered read a copy.
+TEST_F(Map, ABracedListIsMappedAsAVectorOfItsElements) {
+  ferry::process_pool pool(options(2));
+  EXPECT_EQ(pool.map(test_tasks::scale(2), {1, 2, 3}), (std::vector<int>{2, 4, 6}));
+  std::vector<int> ordered;
+  for (int r : pool.map_ordered(test_tasks::scale(3), {1, 2, 3}, 1)) ordered.push_back(r);
+  EXPECT_EQ(ordered, (std::vector<int>{3, 6, 9}));
+  std::vector<int> unordered(3);
+  for (auto [i, r] : pool.map_unordered(test_tasks::scale(4), {1, 2, 3}, 1)) unordered.at(i) = r;
+  EXPECT_EQ(unordered, (std::vector<int>{4, 8, 12}));
+}
+
 TEST_F(Map, MapRethrowsTheFirstFailureInOrder) {
   ferry::process_pool pool(options());
   const std::vector<std::string> kinds = {"none", "out_of_range", "runtime_error"};

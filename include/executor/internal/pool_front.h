@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <ranges>
@@ -151,6 +152,22 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   template <class F, std::ranges::input_range Range>
   auto map_unordered(F&& f, Range&& inputs, const map_options& options) {
     return start_map<false>(std::forward<F>(f), std::forward<Range>(inputs), options);
+  }
+
+  // A braced list, map(f, {1, 2, 3}), as Python's map(f, [1, 2, 3]): its
+  // elements are copied into a vector the map owns, since a list's array
+  // ends with the statement while map_ordered's range reads on.
+  template <class F, class T>
+  auto map(F&& f, std::initializer_list<T> inputs, std::size_t chunksize = 0) {
+    return map(std::forward<F>(f), std::vector<T>(inputs), chunksize);
+  }
+  template <class F, class T>
+  auto map_ordered(F&& f, std::initializer_list<T> inputs, std::size_t chunksize = 0) {
+    return map_ordered(std::forward<F>(f), std::vector<T>(inputs), chunksize);
+  }
+  template <class F, class T>
+  auto map_unordered(F&& f, std::initializer_list<T> inputs, std::size_t chunksize = 0) {
+    return map_unordered(std::forward<F>(f), std::vector<T>(inputs), chunksize);
   }
 
   // Several input ranges, which Python's map(f, a, b) zips: not offered.
