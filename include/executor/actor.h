@@ -86,7 +86,7 @@ class actor {
     using D = std::decay_t<F>;
     static_assert(std::is_invocable_v<const D&, T&, detail::travels_as_t<Args>...>,
                   "ferry::actor<T>::call(f, args...): f must be callable as f(T&, args...), each argument "
-                  "as the worker receives it (a string literal or const char* as a std::string)");
+                  "as the worker receives it (a string literal, const char* or std::string_view as a std::string)");
     using R = std::invoke_result_t<const D&, T&, detail::travels_as_t<Args>...>;
     return call_function<R, detail::travels_as_t<Args>...>(
         function<R(T&, detail::travels_as_t<Args>...)>(std::forward<F>(f)), std::forward<Args>(args)...);

@@ -199,7 +199,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   actor<T> make_actor(const actor_options& options, Args&&... args) {
     static_assert(std::is_constructible_v<T, travels_as_t<Args>...>,
                   "ferry: make_actor<T>(args...): T cannot be constructed from these arguments as the "
-                  "worker receives them (a string literal or const char* arrives as a std::string)");
+                  "worker receives them (a string literal, const char* or std::string_view arrives as a std::string)");
     static_assert(!(is_future<std::decay_t<Args>> || ...),
                   "ferry: make_actor takes no future as an argument; call .then() on the future and make "
                   "the actor from there");

@@ -57,14 +57,16 @@ held_argument_t<A> hold_argument(A&& arg) {
 // text.
 template <class P, class A>
 decltype(auto) as_parameter(const A& arg) {
-  if constexpr (std::is_same_v<std::decay_t<P>, A>)
+  if constexpr (std::is_same_v<std::decay_t<P>, A>) {
     return (arg);
-  else if constexpr (std::is_same_v<A, held_c_string>)
-    return std::string(c_string_text(arg.text ? arg.text->c_str() : nullptr));
-  else if constexpr (is_c_string<A>)
-    return std::string(c_string_text(arg));
-  else
+  } else if constexpr (std::is_same_v<A, held_c_string>) {
+    if (!arg.text) (void)c_string_text(nullptr);  // throws: a null C string has no text
+    return (*arg.text);
+  } else if constexpr (is_c_string<A>) {
+    return as_travelling(arg);
+  } else {
     return std::decay_t<P>(arg);
+  }
 }
 
 // A std::ref or std::cref, which std::async passes as a reference.
