@@ -46,6 +46,16 @@ int main(int argc, char** argv) {
   }
 
   {
+    // [snippet:zip]
+    std::vector<double> prices{2.5, 4.0, 1.25};
+    std::vector<int> counts{4, 3, 8, 99};  // longer: the shortest range ends the map
+    std::vector<double> totals = pool.map([](double p, int n) { return p * n; }, prices, counts);
+    for (double t : totals) std::cout << t << " ";  // 10 12 10
+    std::cout << "\n";
+    // [end]
+  }
+
+  {
     // [snippet:errors]
     auto bad = pool.submit([](int x) -> int { throw std::out_of_range("x = " + std::to_string(x)); }, 7);
     try {

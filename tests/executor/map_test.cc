@@ -70,6 +70,14 @@ TEST_F(Map, ABracedListIsMappedAsAVectorOfItsElements) {
   EXPECT_EQ(unordered, (std::vector<int>{4, 8, 12}));
 }
 
+// pool.map(f, a, b), as Python's map(f, a, b), gave a static_assert: each
+// shape of a zipped map, on every start method (test_tasks.h says which).
+TEST_F(Map, SeveralRangesAreZippedUpToTheShortestAsPythonsMapZipsThem) {
+  ferry::process_pool pool(options(2));
+  EXPECT_EQ(test_tasks::zipped_maps(pool), (std::vector<std::string>{"4 10 18", "1a0.5 2b1.5 3c2.5", "100 103 106",
+                                                                     "7x 8y 9z", "p1 q2", "9 18 27", "0 results"}));
+}
+
 TEST_F(Map, MapRethrowsTheFirstFailureInOrder) {
   ferry::process_pool pool(options());
   const std::vector<std::string> kinds = {"none", "out_of_range", "runtime_error"};

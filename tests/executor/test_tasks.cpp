@@ -19,6 +19,10 @@
 #include <stop_token>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
+#include <sstream>
+#include <ranges>
+#include <list>
 
 #include <executor/executor.h>
 
@@ -415,6 +419,51 @@ std::vector<std::string> c_string_arguments(ferry::detail::pool_front& pool) {
                           std::string_view(viewed));
   viewed.assign(viewed.size(), 'x');  // the task has its own copy of the text
   out.push_back(view.get());
+  return out;
+}
+
+std::vector<std::string> zipped_maps(ferry::detail::pool_front& pool) {
+  const auto line = [](const auto& results) {
+    std::string out;
+    for (const auto& r : results) {
+      if (!out.empty()) out += ' ';
+      if constexpr (std::is_same_v<std::decay_t<decltype(r)>, std::string>)
+        out += r;
+      else
+        out += std::to_string(r);
+    }
+    return out;
+  };
+  std::vector<std::string> out;
+  const std::vector<int> xs{1, 2, 3};
+  const std::vector<int> ys{4, 5, 6, 7};
+  out.push_back(line(pool.map([](int x, int y) { return x * y; }, xs, ys)));
+  const std::list<std::string> names{"a", "b", "c"};
+  out.push_back(line(pool.map(
+      [](int i, const std::string& name, double d) {
+        std::ostringstream s;
+        s << i << name << d;
+        return s.str();
+      },
+      xs, names, std::vector<double>{0.5, 1.5, 2.5, 3.5}, 1)));
+  std::vector<int> offset;
+  for (int r : pool.map_ordered([](int i, int x) { return i + 2 * x - 2; }, std::views::iota(100), xs,
+                                ferry::map_options{.chunksize = 2}))
+    offset.push_back(r);
+  out.push_back(line(offset));
+  std::istringstream numbers("7 8 9 10");
+  const std::vector<const char*> letters{"x", "y", "z"};
+  std::vector<std::string> labels(3);
+  for (auto [i, r] : pool.map_unordered([](int n, std::string s) { return std::to_string(n) + s; },
+                                        std::views::istream<int>(numbers), letters, 1))
+    labels.at(i) = r;
+  out.push_back(line(labels));
+  const std::vector<const char*> words{"p", "q"};
+  out.push_back(line(pool.map([](std::string_view w, int x) { return std::string(w) + std::to_string(x); }, words, xs,
+                              ferry::map_options{.chunksize = 1, .retries = 2})));
+  const ferry::function<int(int, int)> difference = [](int a, int b) { return a - b; };
+  out.push_back(line(pool.map(difference, std::vector<int>{10, 20, 30}, xs)));
+  out.push_back(std::to_string(pool.map(difference, std::vector<int>{}, xs).size()) + " results");
   return out;
 }
 

@@ -179,6 +179,19 @@ std::vector<std::string> c_string_arguments(ferry::detail::pool_front& pool);
 // What get() throws for a task whose argument is a null const char*.
 std::exception_ptr null_c_string_argument(ferry::detail::pool_front& pool);
 
+// map over several ranges zips them, as Python's map(f, a, b) does. This
+// maps, with lambdas of this library: two vectors of different lengths
+// (products "4 10 18": the shortest ends the map); a vector, a std::list of
+// strings and a braced-in vector of doubles, chunk size 1 ("1a0.5 2b1.5
+// 3c2.5"); map_ordered over an endless std::views::iota beside a vector,
+// map_options{.chunksize = 2} ("100 103 106"); map_unordered over a
+// single-pass std::views::istream beside a std::vector<const char*>, put
+// back in input order ("7x 8y 9z"); with retries, whose chunks keep their
+// inputs, a std::vector<const char*> beside a vector ("p1 q2"); a
+// ferry::function of two parameters ("9 18 27"); an empty range beside a
+// vector ("0 results"); returns each line, in that order.
+std::vector<std::string> zipped_maps(ferry::detail::pool_front& pool);
+
 ferry::actor<counter> make_counter(ferry::detail::pool_front& pool, int start, unsigned max_restarts = 0);
 ferry::future<int> counter_add(const ferry::actor<counter>& c, int k);
 ferry::future<int> counter_slow_add(const ferry::actor<counter>& c, int ms);

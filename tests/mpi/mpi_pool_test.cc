@@ -285,6 +285,13 @@ TEST(MpiPool, AStringLiteralCStringOrStringViewArgumentTravelsAsTheStdStringOfIt
   EXPECT_NE(e.message().find("a null const char*"), std::string::npos) << e.message();
 }
 
+// As on the process pool (map_test.cc): both pools share the front.
+TEST(MpiPool, SeveralRangesAreZippedUpToTheShortestAsPythonsMapZipsThem) {
+  ferry::mpi_pool pool(options());
+  EXPECT_EQ(test_tasks::zipped_maps(pool), (std::vector<std::string>{"4 10 18", "1a0.5 2b1.5 3c2.5", "100 103 106",
+                                                                     "7x 8y 9z", "p1 q2", "9 18 27", "0 results"}));
+}
+
 TEST(MpiPool, ASegfaultFailsOnlyItsFutureAndNamesTheHost) {
   ferry::mpi_pool pool(options());
   auto crash = pool.submit(test_tasks::crash(), std::string("segv"));

@@ -25,18 +25,13 @@
 #include "executor/internal/range_chunks.h"
 #include "executor/internal/retries.h"
 #include "executor/internal/submit.h"
+#include "executor/internal/zip_inputs.h"
 #include "executor/map_options.h"
 #include "executor/ordered_results.h"
 #include "executor/shutdown_options.h"
 #include "serialize/archive.h"
 #include "serialize/function.h"
 
-// A string literal, because static_assert takes nothing else.
-#define FERRY_MAP_TAKES_ONE_RANGE                                                                    \
-  "ferry: map, map_ordered and map_unordered take one input range: they do not zip several, as "    \
-  "Python's map(f, a, b) does. Pass one range whose elements hold each call's arguments, such as a " \
-  "std::vector<std::pair<int, int>> or of std::tuple, and take that element in f: "                 \
-  "pool.map([](const std::pair<int, int>& p) { return p.first + p.second; }, pairs)"
 
 namespace ferry::detail {
 
@@ -170,19 +165,24 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     return map_unordered(std::forward<F>(f), std::vector<T>(inputs), chunksize);
   }
 
-  // Several input ranges, which Python's map(f, a, b) zips: not offered.
-  // Each fails to compile, saying what to pass instead.
-  template <class F, std::ranges::input_range Range, std::ranges::input_range Second, class... More>
-  void map(F&&, Range&&, Second&&, More&&...) {
-    static_assert(sizeof(F) == 0, FERRY_MAP_TAKES_ONE_RANGE);
+  // Several input ranges, zipped as Python's map(f, a, b) zips them: f is
+  // called with one element of each range, f(a[i], b[i], ...), for each i
+  // up to the end of the shortest range. After the ranges, a chunk size or
+  // map_options may come, as for one range. Each range is read once, as
+  // far ahead as for one range; the same results, failures and throws.
+  //   std::vector<int> sums = pool.map([](int x, int y) { return x + y; }, xs, ys);
+  template <class F, std::ranges::input_range A, std::ranges::input_range B, class... More>
+  auto map(F&& f, A&& a, B&& b, More&&... more) {
+    return collect(
+        map_ordered(std::forward<F>(f), std::forward<A>(a), std::forward<B>(b), std::forward<More>(more)...));
   }
-  template <class F, std::ranges::input_range Range, std::ranges::input_range Second, class... More>
-  void map_ordered(F&&, Range&&, Second&&, More&&...) {
-    static_assert(sizeof(F) == 0, FERRY_MAP_TAKES_ONE_RANGE);
+  template <class F, std::ranges::input_range A, std::ranges::input_range B, class... More>
+  auto map_ordered(F&& f, A&& a, B&& b, More&&... more) {
+    return start_zip<true>(std::forward<F>(f), std::forward<A>(a), std::forward<B>(b), std::forward<More>(more)...);
   }
-  template <class F, std::ranges::input_range Range, std::ranges::input_range Second, class... More>
-  void map_unordered(F&&, Range&&, Second&&, More&&...) {
-    static_assert(sizeof(F) == 0, FERRY_MAP_TAKES_ONE_RANGE);
+  template <class F, std::ranges::input_range A, std::ranges::input_range B, class... More>
+  auto map_unordered(F&& f, A&& a, B&& b, More&&... more) {
+    return start_zip<false>(std::forward<F>(f), std::forward<A>(a), std::forward<B>(b), std::forward<More>(more)...);
   }
 
   // An actor (executor/actor.h): T(args...) made in one of the pool's
@@ -276,7 +276,11 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     using D = std::decay_t<F>;
     using Arg = travels_as_t<std::ranges::range_value_t<Range>>;
     if constexpr (is_ferry_function<D>) {
-      return start_map_of<InOrder>(static_cast<const D&>(f), std::views::all(std::forward<Range>(inputs)), options);
+      static_assert(parameter_count<D> == 1,
+                    "ferry: map(fn, inputs): a map over one range calls a function of one parameter; "
+                    "pass one range per parameter to zip them, map(fn, a, b)");
+      if constexpr (parameter_count<D> == 1)
+        return start_map_of<InOrder>(static_cast<const D&>(f), std::views::all(std::forward<Range>(inputs)), options);
     } else if constexpr (!check_task_callable<D, Arg>()) {
       return;  // the check has said why
     } else {
@@ -286,14 +290,66 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     }
   }
 
-  template <bool InOrder, class R, class P, class View>
-  auto start_map_of(const function<R(P)>& fn, View inputs, const map_options& options) {
-    check_task_signature<R, P>();
+  // map(f, a, b, ..., [chunksize or map_options]): splits the ranges from
+  // what may follow them.
+  template <bool InOrder, class F, class... Args>
+  auto start_zip(F&& f, Args&&... args) {
+    constexpr std::size_t last = sizeof...(Args) - 1;
+    using Last = std::remove_cvref_t<std::tuple_element_t<last, std::tuple<Args...>>>;
+    constexpr bool has_options = std::is_same_v<Last, map_options> || std::is_integral_v<Last>;
+    auto all = std::forward_as_tuple(std::forward<Args>(args)...);
+    map_options options;
+    if constexpr (std::is_same_v<Last, map_options>) {
+      options = std::get<last>(all);
+    } else if constexpr (has_options) {
+      options.chunksize = static_cast<std::size_t>(std::get<last>(all));
+    }
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return start_zip_map<InOrder>(std::forward<F>(f), options,
+                                    std::forward<std::tuple_element_t<I, std::tuple<Args...>>>(std::get<I>(all))...);
+    }(std::make_index_sequence<has_options ? last : last + 1>{});
+  }
+
+  template <bool InOrder, class F, class... Ranges>
+  auto start_zip_map(F&& f, const map_options& options, Ranges&&... inputs) {
+    using D = std::decay_t<F>;
+    static_assert((std::ranges::input_range<Ranges> && ...),
+                  "ferry: map(f, a, b, ...): every argument after f is an input range, but the last, "
+                  "which may be a chunk size or map_options");
+    static_assert(!is_ferry_function<D> || parameter_count<D> == sizeof...(Ranges),
+                  "ferry: map(fn, a, b, ...): fn takes one parameter per input range, and the number of "
+                  "ranges differs from fn's parameters");
+    if constexpr (!(std::ranges::input_range<Ranges> && ...)) {
+      return;  // said above
+    } else if constexpr (!(std::ranges::viewable_range<Ranges> && ...)) {
+      static_assert(sizeof(D) == 0,
+                    "ferry: map: an input cannot be held while the map reads it; pass it as an "
+                    "lvalue, or as a view or a container by value");
+    } else if constexpr (is_ferry_function<D>) {
+      if constexpr (parameter_count<D> == sizeof...(Ranges))
+        return start_map_of<InOrder>(static_cast<const D&>(f), zip_of(std::forward<Ranges>(inputs)...), options);
+    } else if constexpr (!check_task_callable<D, travels_as_t<std::ranges::range_value_t<Ranges>>...>()) {
+      return;  // the check has said why
+    } else {
+      using R = std::invoke_result_t<const D&, travels_as_t<std::ranges::range_value_t<Ranges>>...>;
+      return start_map_of<InOrder>(function<R(travels_as_t<std::ranges::range_value_t<Ranges>>...)>(std::forward<F>(f)),
+                                   zip_of(std::forward<Ranges>(inputs)...), options);
+    }
+  }
+
+  template <class... Ranges>
+  static auto zip_of(Ranges&&... inputs) {
+    return zip_inputs<std::views::all_t<Ranges>...>(std::views::all(std::forward<Ranges>(inputs))...);
+  }
+
+  template <bool InOrder, class R, class... P, class View>
+  auto start_map_of(const function<R(P...)>& fn, View inputs, const map_options& options) {
+    check_task_signature<R, P...>();
     std::optional<std::size_t> size;
     if constexpr (std::ranges::sized_range<View>) size = static_cast<std::size_t>(std::ranges::size(inputs));
     auto window = std::make_unique<map_window>(
-        std::make_unique<range_chunks<function<R(P)>, P, View>>(queue_, fn, std::move(inputs), options.priority,
-                                                              options.retries),
+        std::make_unique<range_chunks<function<R(P...)>, map_call<P...>, View>>(
+            queue_, fn, std::move(inputs), options.priority, options.retries),
         options, queue_->max_workers(), size, InOrder);
     if constexpr (InOrder)
       return ordered_results<R>(std::move(window));

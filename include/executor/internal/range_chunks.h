@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <ranges>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -18,7 +19,35 @@
 
 namespace ferry::detail {
 
-template <class Fn, class P, class View>
+// How one input of a map becomes the arguments of one call of a function of
+// parameters P...: with one parameter, the input is its argument; with more,
+// the input is a tuple (zip_inputs.h), one element per parameter.
+template <class... P>
+struct map_call {
+  template <class Input>
+  static void write(output_archive& ar, const Input& input) {
+    if constexpr (sizeof...(P) == 1) {
+      ar(as_parameter<P...>(input));
+    } else {
+      std::apply([&](const auto&... part) { (ar(as_parameter<P>(part)), ...); }, input);
+    }
+  }
+  // The input as kept for a chunk's retries: a copy, a C string's text
+  // with it (hold_argument).
+  template <class Input>
+  static auto hold(Input&& input) {
+    if constexpr (sizeof...(P) == 1) {
+      return hold_argument(std::forward<Input>(input));
+    } else {
+      const auto hold_each = [](auto&&... part) {
+        return std::make_tuple(hold_argument(std::forward<decltype(part)>(part))...);
+      };
+      return std::apply(hold_each, std::forward<Input>(input));
+    }
+  }
+};
+
+template <class Fn, class Call, class View>
 class range_chunks final : public chunk_source {
  public:
   // `priority`, `retries`: map_options', each chunk's; without `retries`,
@@ -51,7 +80,7 @@ class range_chunks final : public chunk_source {
               throw;
             }
           }();
-          ar(as_parameter<P>(value));
+          Call::write(ar, value);
         }
       };
       submitted s{submit_encoded(*queue_, fn_, n, encode, {.priority = priority_}), n};
@@ -65,7 +94,7 @@ class range_chunks final : public chunk_source {
       for (; buffer_.size() < most && it != std::ranges::end(inputs_); ++it) buffer_.emplace_back(*it);
       if (buffer_.empty()) return {};
       auto encode = [&](output_archive& ar) {
-        for (const auto& value : buffer_) ar(as_parameter<P>(value));
+        for (const auto& value : buffer_) Call::write(ar, value);
       };
       const auto n = static_cast<std::uint32_t>(buffer_.size());
       return {submit_encoded(*queue_, fn_, n, encode, {.priority = priority_}), n};
@@ -78,13 +107,14 @@ class range_chunks final : public chunk_source {
   // again then, and kept until the chunk ends.
   submitted next_with_retries(std::uint32_t most) {
     auto& it = *it_;
-    auto held = std::make_shared<std::vector<held_argument_t<std::ranges::range_value_t<View>>>>();
-    for (; held->size() < most && it != std::ranges::end(inputs_); ++it) held->push_back(hold_argument(*it));
+    using held_input = decltype(Call::hold(*it));
+    auto held = std::make_shared<std::vector<held_input>>();
+    for (; held->size() < most && it != std::ranges::end(inputs_); ++it) held->push_back(Call::hold(*it));
     if (held->empty()) return {};
     const auto n = static_cast<std::uint32_t>(held->size());
     send_attempt send = [held, fn = fn_, n, priority = priority_](task_queue& queue) {
       auto encode = [&](output_archive& ar) {
-        for (const auto& value : *held) ar(as_parameter<P>(value));
+        for (const auto& value : *held) Call::write(ar, value);
       };
       return submit_encoded(queue, fn, n, encode, {.priority = priority});
     };

@@ -24,11 +24,16 @@
 
 namespace ferry::detail {
 
-
 template <class T>
 inline constexpr bool is_ferry_function = false;
 template <class Signature>
 inline constexpr bool is_ferry_function<function<Signature>> = true;
+
+// How many parameters a ferry::function takes.
+template <class T>
+inline constexpr std::size_t parameter_count = 0;
+template <class R, class... P>
+inline constexpr std::size_t parameter_count<function<R(P...)>> = sizeof...(P);
 
 // An argument held until its task is encoded later than the call (with
 // task_options, with futures among the arguments, a map's chunk kept for
