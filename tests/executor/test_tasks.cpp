@@ -14,6 +14,8 @@
 #include <fstream>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <filesystem>
 #include <atomic>
 #include <new>
 #include <stop_token>
@@ -464,6 +466,34 @@ std::vector<std::string> zipped_maps(ferry::detail::pool_front& pool) {
   const ferry::function<int(int, int)> difference = [](int a, int b) { return a - b; };
   out.push_back(line(pool.map(difference, std::vector<int>{10, 20, 30}, xs)));
   out.push_back(std::to_string(pool.map(difference, std::vector<int>{}, xs).size()) + " results");
+  return out;
+}
+
+std::vector<std::string> filesystem_arguments(ferry::detail::pool_front& pool, const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  const auto joined = [](std::vector<std::string> words, bool sorted) {
+    if (sorted) std::sort(words.begin(), words.end());
+    std::string out;
+    for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
+    return out;
+  };
+  std::vector<std::string> out;
+  out.push_back(pool.submit([](const fs::path& p) { return p.filename().string(); }, dir / "f1").get());
+  std::vector<std::string> sizes;
+  const std::vector<fs::path> files{dir / "f1", dir / "f2"};
+  for (std::uintmax_t n : pool.map([](const fs::path& p) { return fs::file_size(p); }, files, 1))
+    sizes.push_back(std::to_string(n));
+  out.push_back(joined(sizes, false));
+  out.push_back(joined(pool.map([](const fs::path& p) { return p.filename().string(); }, fs::directory_iterator(dir), 1),
+                       true));
+  int regular = 0;
+  for (bool r : pool.map([](const fs::directory_entry& e) { return e.is_regular_file(); }, fs::directory_iterator(dir)))
+    regular += r ? 1 : 0;
+  out.push_back(std::to_string(regular) + " regular files");
+  out.push_back(joined(pool.map([](const fs::path& p, int i) { return p.filename().string() + ":" + std::to_string(i); },
+                                files, std::vector<int>{1, 2, 3}),
+                       false));
+  out.push_back(pool.submit([](fs::path p) { return p.replace_extension(".txt"); }, dir / "f2").get().filename().string());
   return out;
 }
 

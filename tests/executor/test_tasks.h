@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -191,6 +193,17 @@ std::exception_ptr null_c_string_argument(ferry::detail::pool_front& pool);
 // ferry::function of two parameters ("9 18 27"); an empty range beside a
 // vector ("0 results"); returns each line, in that order.
 std::vector<std::string> zipped_maps(ferry::detail::pool_front& pool);
+
+// A std::filesystem::path travels as its text, a directory_entry as its
+// path. In `dir`, which holds files f1 (10 bytes) and f2 (20 bytes) and a
+// directory sub, with lambdas of this library: submits dir / "f1" ("f1",
+// its file name); maps over a std::vector of f1 and f2 ("10 20", their
+// sizes); maps over std::filesystem::directory_iterator(dir) with a task
+// taking a path ("f1 f2 sub", the names, sorted) and one taking the entry
+// ("2 regular files", the entry asking the file system in the worker);
+// zips paths with ints ("f1:1 f2:2"); returns a path from a task
+// ("f2.txt"); returns each line, in that order.
+std::vector<std::string> filesystem_arguments(ferry::detail::pool_front& pool, const std::filesystem::path& dir);
 
 ferry::actor<counter> make_counter(ferry::detail::pool_front& pool, int start, unsigned max_restarts = 0);
 ferry::future<int> counter_add(const ferry::actor<counter>& c, int k);

@@ -34,6 +34,7 @@
 #include <executor/executor.h>
 #include <executor/mpi_pool.h>
 
+#include "../temp_dir.h"
 #include "../executor/actors.h"
 #include "../executor/event_recorder.h"
 #include "../executor/kill_storm.h"
@@ -290,6 +291,18 @@ TEST(MpiPool, SeveralRangesAreZippedUpToTheShortestAsPythonsMapZipsThem) {
   ferry::mpi_pool pool(options());
   EXPECT_EQ(test_tasks::zipped_maps(pool), (std::vector<std::string>{"4 10 18", "1a0.5 2b1.5 3c2.5", "100 103 106",
                                                                      "7x 8y 9z", "p1 q2", "9 18 27", "0 results"}));
+}
+
+// As on the process pool (submit_test.cc); the ranks share this host's
+// file system.
+TEST(MpiPool, APathOrDirectoryEntryTravelsAsItsPathAndAMapReadsADirectory) {
+  ferry_test::temp_dir dir;
+  std::ofstream(dir.path() / "f1") << std::string(10, 'a');
+  std::ofstream(dir.path() / "f2") << std::string(20, 'b');
+  std::filesystem::create_directory(dir.path() / "sub");
+  ferry::mpi_pool pool(options());
+  EXPECT_EQ(test_tasks::filesystem_arguments(pool, dir.path()),
+            (std::vector<std::string>{"f1", "10 20", "f1 f2 sub", "2 regular files", "f1:1 f2:2", "f2.txt"}));
 }
 
 TEST(MpiPool, ASegfaultFailsOnlyItsFutureAndNamesTheHost) {

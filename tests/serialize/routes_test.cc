@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <new>
 #include <map>
@@ -361,6 +362,23 @@ TEST(RoutesClosure, ACStringOrStringViewCaptureHoldsTheStdStringOfItsText) {
   EXPECT_EQ(round_trip(view)(), "view?");
   const char* none = nullptr;
   EXPECT_THROW(ferry::closure([](const std::string& s) { return s; }, none), std::invalid_argument);
+}
+
+// cereal has no support for the filesystem types: ferry's std_types.h
+// sends a path as its text and a directory_entry as its path.
+TEST(RoutesClosure, APathOrDirectoryEntryCaptureTravelsAsItsPath) {
+  const std::filesystem::path here = std::filesystem::current_path();
+  ferry::function<std::string(const std::string&)> f = ferry::closure(
+      [](const std::filesystem::path& dir, const std::string& name) { return (dir / name).string(); }, here);
+  EXPECT_EQ(round_trip(f)("x"), (here / "x").string());
+  ferry::function<bool()> entry = ferry::closure(
+      [](const std::filesystem::directory_entry& e) { return e.is_directory() && e.path() == std::filesystem::path("/"); },
+      std::filesystem::directory_entry("/"));
+  EXPECT_TRUE(round_trip(entry)()) << "the loaded entry is the same path, asked again of the file system";
+  ferry::function<std::filesystem::path(std::filesystem::path)> parent = [](std::filesystem::path p) {
+    return p.parent_path();
+  };
+  EXPECT_EQ(round_trip(parent)("/a/b"), std::filesystem::path("/a"));
 }
 
 TEST(RoutesClosure, ManyCapturesOfStdTypes) {
