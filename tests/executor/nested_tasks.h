@@ -49,6 +49,10 @@ template <class Pool>
 void expect_a_nested_map_to_return_every_result(Pool& pool) {
   auto f = pool.submit(test_tasks::nested_sum_of_squares(), 50);
   EXPECT_EQ(get_within(f), 50L * 51 * 101 / 6);
+  // A nested map over two ranges zips them, as on the pool itself: the
+  // sum of i * (51 - i) for i in 1..50.
+  auto zipped = pool.submit(test_tasks::nested_zipped_products(), 50);
+  EXPECT_EQ(get_within(zipped), 51L * (50 * 51 / 2) - 50L * 51 * 101 / 6);
 }
 
 // The pid a task wrote to `path`, waited for at most 30 s; 0 if none.

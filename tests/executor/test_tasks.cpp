@@ -699,6 +699,21 @@ ferry::function<long(int)> nested_sum_of_squares() {
   };
 }
 
+ferry::function<long(int)> nested_zipped_products() {
+  return [](int n) {
+    std::vector<int> up;
+    std::list<int> down;
+    for (int i = 1; i <= n; ++i) {
+      up.push_back(i);
+      down.push_front(i);
+    }
+    long sum = 0;
+    for (long r : ferry::this_task::pool().map([](int x, int y) { return static_cast<long>(x) * y; }, up, down, 3))
+      sum += r;
+    return sum;
+  };
+}
+
 ferry::function<int(std::string, int)> wait_on_sleeper() {
   return [](std::string pid_file, int ms) {
     auto f = ferry::this_task::pool().submit(sleep_ms(), ms);

@@ -133,13 +133,15 @@ ferry::function<std::size_t(std::vector<ferry::shared_buffer>)> count_buffers();
 // fib(n) computed by a nested task per call; nested_catch submits
 // throw_std()(kind) and returns "caught " + what() of the std::exception
 // its get() threw; nested_rethrow lets it out; nested_sum_of_squares maps
-// x * x over 1..n nested; wait_on_sleeper writes its pid to `pid_file`,
+// x * x over 1..n nested; nested_zipped_products zips 1..n with n..1 in a
+// nested map and sums x * y; wait_on_sleeper writes its pid to `pid_file`,
 // then waits for a nested sleep_ms()(ms); nested_from_another_thread
 // submits from a thread of its own and returns what that threw.
 ferry::function<long(int)> nested_fib();
 ferry::function<std::string(std::string)> nested_catch();
 ferry::function<int(std::string)> nested_rethrow();
 ferry::function<long(int)> nested_sum_of_squares();
+ferry::function<long(int)> nested_zipped_products();
 ferry::function<int(std::string, int)> wait_on_sleeper();
 ferry::function<std::string()> nested_from_another_thread();
 

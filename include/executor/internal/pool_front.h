@@ -315,7 +315,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     using D = std::decay_t<F>;
     static_assert((std::ranges::input_range<Ranges> && ...),
                   "ferry: map(f, a, b, ...): every argument after f is an input range, but the last, "
-                  "which may be a chunk size or map_options");
+                  "which may be a chunk size or map_options (a timeout goes in map_options::timeout)");
     static_assert(!is_ferry_function<D> || parameter_count<D> == sizeof...(Ranges),
                   "ferry: map(fn, a, b, ...): fn takes one parameter per input range, and the number of "
                   "ranges differs from fn's parameters");
