@@ -61,7 +61,7 @@ void load(Archive& ar, std::filesystem::directory_entry& e) {
   std::filesystem::path p;
   ar(p);
   std::error_code ignored;  // a file gone since: the entry says not found
-  e.assign(std::move(p), ignored);
+  e.assign(p, ignored);
 }
 
 }  // namespace cereal

@@ -32,7 +32,6 @@
 #include "serialize/archive.h"
 #include "serialize/function.h"
 
-
 namespace ferry::detail {
 
 template <class... A>
@@ -273,25 +272,12 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     static_assert(std::ranges::viewable_range<Range>,
                   "ferry: map: the input cannot be held while the map reads it; pass it as an "
                   "lvalue, or as a view or a container by value");
-    using D = std::decay_t<F>;
-    using Arg = travels_as_t<std::ranges::range_value_t<Range>>;
-    if constexpr (is_ferry_function<D>) {
-      static_assert(parameter_count<D> == 1,
-                    "ferry: map(fn, inputs): a map over one range calls a function of one parameter; "
-                    "pass one range per parameter to zip them, map(fn, a, b)");
-      if constexpr (parameter_count<D> == 1)
-        return start_map_of<InOrder>(static_cast<const D&>(f), std::views::all(std::forward<Range>(inputs)), options);
-    } else if constexpr (!check_task_callable<D, Arg>()) {
-      return;  // the check has said why
-    } else {
-      using R = std::invoke_result_t<const D&, Arg>;
-      return start_map_of<InOrder>(function<R(Arg)>(std::forward<F>(f)),
-                                   std::views::all(std::forward<Range>(inputs)), options);
-    }
+    return start_map_as<InOrder, travels_as_t<std::ranges::range_value_t<Range>>>(
+        std::forward<F>(f), std::views::all(std::forward<Range>(inputs)), options);
   }
 
   // map(f, a, b, ..., [chunksize or map_options]): splits the ranges from
-  // what may follow them.
+  // what may follow them, and zips the ranges.
   template <bool InOrder, class F, class... Args>
   auto start_zip(F&& f, Args&&... args) {
     constexpr std::size_t last = sizeof...(Args) - 1;
@@ -312,34 +298,35 @@ class FERRY_EXECUTOR_EXPORT pool_front {
 
   template <bool InOrder, class F, class... Ranges>
   auto start_zip_map(F&& f, const map_options& options, Ranges&&... inputs) {
-    using D = std::decay_t<F>;
-    static_assert((std::ranges::input_range<Ranges> && ...),
+    constexpr bool ranges = (std::ranges::input_range<Ranges> && ...);
+    static_assert(ranges,
                   "ferry: map(f, a, b, ...): every argument after f is an input range, but the last, "
                   "which may be a chunk size or map_options (a timeout goes in map_options::timeout)");
-    static_assert(!is_ferry_function<D> || parameter_count<D> == sizeof...(Ranges),
-                  "ferry: map(fn, a, b, ...): fn takes one parameter per input range, and the number of "
-                  "ranges differs from fn's parameters");
-    if constexpr (!(std::ranges::input_range<Ranges> && ...)) {
-      return;  // said above
-    } else if constexpr (!(std::ranges::viewable_range<Ranges> && ...)) {
-      static_assert(sizeof(D) == 0,
-                    "ferry: map: an input cannot be held while the map reads it; pass it as an "
-                    "lvalue, or as a view or a container by value");
-    } else if constexpr (is_ferry_function<D>) {
-      if constexpr (parameter_count<D> == sizeof...(Ranges))
-        return start_map_of<InOrder>(static_cast<const D&>(f), zip_of(std::forward<Ranges>(inputs)...), options);
-    } else if constexpr (!check_task_callable<D, travels_as_t<std::ranges::range_value_t<Ranges>>...>()) {
-      return;  // the check has said why
-    } else {
-      using R = std::invoke_result_t<const D&, travels_as_t<std::ranges::range_value_t<Ranges>>...>;
-      return start_map_of<InOrder>(function<R(travels_as_t<std::ranges::range_value_t<Ranges>>...)>(std::forward<F>(f)),
-                                   zip_of(std::forward<Ranges>(inputs)...), options);
-    }
+    static_assert(!ranges || (std::ranges::viewable_range<Ranges> && ...),
+                  "ferry: map: an input cannot be held while the map reads it; pass it as an "
+                  "lvalue, or as a view or a container by value");
+    if constexpr ((std::ranges::viewable_range<Ranges> && ...))
+      return start_map_as<InOrder, travels_as_t<std::ranges::range_value_t<Ranges>>...>(
+          std::forward<F>(f),
+          zip_inputs<std::views::all_t<Ranges>...>(std::views::all(std::forward<Ranges>(inputs))...), options);
   }
 
-  template <class... Ranges>
-  static auto zip_of(Ranges&&... inputs) {
-    return zip_inputs<std::views::all_t<Ranges>...>(std::views::all(std::forward<Ranges>(inputs))...);
+  // Maps f, called with one value of each type P (one per input range), over
+  // `inputs`: f itself if it is a ferry::function, else f made into one.
+  template <bool InOrder, class... P, class F, class View>
+  auto start_map_as(F&& f, View inputs, const map_options& options) {
+    using D = std::decay_t<F>;
+    if constexpr (is_ferry_function<D>) {
+      static_assert(parameter_count<D> == sizeof...(P),
+                    "ferry: map(fn, a, b, ...): fn takes one parameter per input range, and the number of "
+                    "ranges differs from fn's parameters");
+      if constexpr (parameter_count<D> == sizeof...(P))
+        return start_map_of<InOrder>(static_cast<const D&>(f), std::move(inputs), options);
+    } else if constexpr (check_task_callable<D, P...>()) {
+      using R = std::invoke_result_t<const D&, P...>;
+      return start_map_of<InOrder>(function<R(P...)>(std::forward<F>(f)), std::move(inputs), options);
+    }
+    // Otherwise a static_assert has said why.
   }
 
   template <bool InOrder, class R, class... P, class View>
