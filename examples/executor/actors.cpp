@@ -44,6 +44,10 @@ int main(int argc, char** argv) {
     });
   for (auto& t : clerks) t.join();
   std::cout << acct.call([](account& a) { return a.statement(); }).get() << "\n";  // ada: 400
+
+  // A member, named as a template argument, is called as the lambdas above are.
+  acct.call<&account::deposit>(50L);
+  std::cout << acct.call<&account::statement>().get() << "\n";  // ada: 450
   // [end]
 
   // [snippet:restart]

@@ -8,6 +8,7 @@
 //   ferry::actor<counter> c = pool.make_actor<counter>();
 //   c.call([](counter& x) { return ++x.n; });          // future<int>: 1
 //   c.call([](counter& x, int k) { return x.n += k; }, 10).get();  // 11
+//   c.call<&counter::n>().get();                        // a member: 11
 //
 // Calls run one at a time, in the order they were made (from any number of
 // threads: the order in which their call() returned). T needs no
@@ -24,6 +25,7 @@
 #define FERRY_EXECUTOR_ACTOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -84,12 +86,38 @@ class actor {
                   "ferry::actor::call takes no future as an argument; call .then() on the future and "
                   "call the actor from there");
     using D = std::decay_t<F>;
-    static_assert(std::is_invocable_v<const D&, T&, detail::travels_as_t<Args>...>,
-                  "ferry::actor<T>::call(f, args...): f must be callable as f(T&, args...), each argument "
-                  "as the worker receives it (a string literal, const char* or std::string_view as a std::string)");
-    using R = std::invoke_result_t<const D&, T&, detail::travels_as_t<Args>...>;
-    return call_function<R, detail::travels_as_t<Args>...>(
-        function<R(T&, detail::travels_as_t<Args>...)>(std::forward<F>(f)), std::forward<Args>(args)...);
+    if constexpr (std::is_member_pointer_v<D>) {
+      // A member's address is a value, which names no code in another
+      // process; as a template argument it makes a type of its own.
+      static_assert(!std::is_member_pointer_v<D>,
+                    "ferry::actor<T>::call(&T::f, args...): name the member as a template argument "
+                    "instead, call<&T::f>(args...), e.g. acct.call<&account::deposit>(10)");
+    } else {
+      static_assert(std::is_invocable_v<const D&, T&, detail::travels_as_t<Args>...>,
+                    "ferry::actor<T>::call(f, args...): f must be callable as f(T&, args...), each argument "
+                    "as the worker receives it (a string literal, const char* or std::string_view as a "
+                    "std::string)");
+      using R = std::invoke_result_t<const D&, T&, detail::travels_as_t<Args>...>;
+      return call_function<R, detail::travels_as_t<Args>...>(
+          function<R(T&, detail::travels_as_t<Args>...)>(std::forward<F>(f)), std::forward<Args>(args)...);
+    }
+  }
+
+  // Runs the object's member M, as std::invoke(M, object, args...) would:
+  // acct.call<&account::deposit>(10) is
+  // acct.call([](account& a, int v) { return a.deposit(v); }, 10), ordered
+  // and failing as call(f, args...). M: a member function or a data member
+  // of T or of a base of T. A member returning a reference gives a future
+  // of a copy of what it refers to, taken in the worker.
+  template <auto M, class... Args>
+  auto call(Args&&... args) const {
+    static_assert(std::is_member_pointer_v<decltype(M)>,
+                  "ferry::actor<T>::call<M>(args...): M must name a member of T, as &T::f");
+    static_assert(std::is_invocable_v<decltype(M), T&, detail::travels_as_t<Args>...>,
+                  "ferry::actor<T>::call<&T::f>(args...): f must be a member of T (or of its base) "
+                  "callable with args, each argument as the worker receives it (a string literal, "
+                  "const char* or std::string_view as a std::string)");
+    return call(detail::member_call<M>{}, std::forward<Args>(args)...);
   }
 
   // The actor's id, as the pool's events do not show it: for logs.

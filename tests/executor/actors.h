@@ -112,6 +112,18 @@ void expect_a_restarted_actor_to_run_the_later_calls(Pool& pool) {
   EXPECT_THROW(get_within(gone), ferry::worker_died_error);
 }
 
+// A call naming a member, call<&T::f>(args...), runs it on the object as
+// a lambda's call does: a member function, one returning a reference (its
+// copy comes back), one given a string literal, a data member, a member
+// of a base; a lambda's call then sees what they did.
+template <class Pool>
+void expect_member_calls_to_run_on_the_object(Pool& pool) {
+  auto c = test_tasks::make_counter(pool, 0);
+  EXPECT_EQ(test_tasks::counter_member_calls(c, 5), "5 ledger 5 1");
+  auto after = test_tasks::counter_add(c, 1);
+  EXPECT_EQ(get_within(after), 6);
+}
+
 }  // namespace ferry_test
 
 #endif  // FERRY_TESTS_EXECUTOR_ACTORS_H_

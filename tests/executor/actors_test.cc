@@ -40,6 +40,11 @@ TEST_F(Actors, WithARestartItIsMadeAgainFromItsArgumentsAndRunsTheLaterCalls) {
   ferry_test::expect_a_restarted_actor_to_run_the_later_calls(pool);
 }
 
+TEST_F(Actors, AMemberNamedAsATemplateArgumentIsCalledOnTheObject) {
+  ferry::process_pool pool(ferry_test::options(2));
+  ferry_test::expect_member_calls_to_run_on_the_object(pool);
+}
+
 TEST_F(Actors, TwoActorsLiveInTheirOwnObjectsAndPlainTasksRunBesideThem) {
   ferry::process_pool pool(ferry_test::options(2));
   auto a = test_tasks::make_counter(pool, 0);

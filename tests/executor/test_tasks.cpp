@@ -780,6 +780,17 @@ ferry::future<int> counter_fail(const ferry::actor<counter>& c) {
   return c.call([](counter&) -> int { throw std::runtime_error("counter refused"); });
 }
 
+std::string counter_member_calls(const ferry::actor<counter>& c, int k) {
+  auto added = c.call<&counter::add>(k);
+  auto renamed = c.call<&counter::rename>("ledger");
+  auto label = c.call<&counter::label>();
+  auto n = c.call<&counter::n>();
+  auto step = c.call<&counted::step>();
+  renamed.get();
+  return std::to_string(added.get()) + " " + label.get() + " " + std::to_string(n.get()) + " " +
+         std::to_string(step.get());
+}
+
 noting::~noting() { std::ofstream(path) << "destroyed"; }
 
 ferry::actor<noting> make_noting(ferry::detail::pool_front& pool, const std::string& path) {

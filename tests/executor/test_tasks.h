@@ -153,9 +153,17 @@ ferry::function<std::string()> nested_from_another_thread();
 // "counter refused"; slow_add(ms) sleeps ms, then adds 1. A refusing
 // actor's constructor throws std::invalid_argument("refusing"). A counter
 // made with make_counter_in_main_program() has its code in the program.
-struct counter {
+struct counted {
+  int step() const { return 1; }  // a member of a base, for call<&counted::step>()
+};
+struct counter : counted {
   explicit counter(int start) : n(start) {}
+  // For calls that name a member (call<&counter::add>(k)).
+  int add(int k) { return n += k; }
+  const std::string& label() const { return name; }  // by reference
+  void rename(std::string to) { name = std::move(to); }
   int n;
+  std::string name = "counter";
 };
 struct refusing {
   explicit refusing(int);
@@ -214,6 +222,12 @@ ferry::future<int> counter_pid(const ferry::actor<counter>& c);
 ferry::future<std::string> counter_host(const ferry::actor<counter>& c);  // its worker's host name
 ferry::future<void> counter_crash(const ferry::actor<counter>& c);
 ferry::future<int> counter_fail(const ferry::actor<counter>& c);
+// Calls that name a member, as call<&counter::add>(k) does: add(k), then
+// rename("ledger") given a string literal, then label() (a reference: its
+// copy comes back), then the field n, then the base's step(); returns
+// "<add's count> <label> <n> <step>": "5 ledger 5 1" for a counter at 0
+// and k = 5.
+std::string counter_member_calls(const ferry::actor<counter>& c, int k);
 ferry::actor<refusing> make_refusing(ferry::detail::pool_front& pool);
 // An actor whose destructor writes "destroyed" to `path`; touch() returns 1.
 struct noting {

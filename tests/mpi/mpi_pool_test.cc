@@ -141,6 +141,11 @@ TEST(MpiPool, AnActorsConcurrentCallersAreEachCountedOnceAndItsExceptionsArriveA
   ferry_test::expect_exceptions_of_calls_and_constructors(pool);
 }
 
+TEST(MpiPool, AnActorsMemberNamedAsATemplateArgumentIsCalledOnTheObject) {
+  ferry::mpi_pool pool(options());
+  ferry_test::expect_member_calls_to_run_on_the_object(pool);
+}
+
 TEST(MpiPool, AnActorWhoseWorkerDiesFailsItsCallsOrWithARestartIsMadeAgainOnItsHost) {
   ferry::mpi_pool pool(options());
   ferry_test::expect_a_dead_actors_calls_to_fail(pool);
