@@ -5,6 +5,7 @@
 // compares its output with basics.expected.
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -71,6 +72,28 @@ int main(int argc, char** argv) {
       std::cout << "died: " << e.cause() << "\n";  // died: was killed by signal 11 (SIGSEGV)
     }
     std::cout << pool.submit([] { return 1; }).get() << "\n";  // 1: the pool replaced the worker
+    // [end]
+  }
+
+  {
+    // [snippet:own_errors]
+    // A type of the program's own arrives as itself once registered where
+    // the results are read; a file system error keeps its code and path.
+    struct config_error : std::runtime_error {
+      using std::runtime_error::runtime_error;
+    };
+    ferry::register_exception<config_error>();
+    try {
+      pool.submit([]() -> int { throw config_error("no key 'port'"); }).get();
+    } catch (const config_error& e) {
+      std::cout << "config_error: " << e.what() << "\n";  // config_error: no key 'port'
+    }
+    try {
+      pool.submit([] { return std::filesystem::file_size("/no/such/file"); }).get();
+    } catch (const std::filesystem::filesystem_error& e) {
+      std::cout << (e.code() == std::errc::no_such_file_or_directory) << " " << e.path1().string()
+                << "\n";  // 1 /no/such/file
+    }
     // [end]
   }
 

@@ -5,15 +5,22 @@
 // the standard exception types (std::runtime_error, std::logic_error,
 // std::invalid_argument, std::out_of_range, std::domain_error,
 // std::length_error, std::range_error, std::overflow_error,
-// std::underflow_error, std::bad_alloc); any other exception arrives as
-// ferry::task_error naming the original type. docs/api/errors.md lists when
-// each happens and what to do.
+// std::underflow_error, std::bad_alloc, std::bad_optional_access,
+// std::bad_variant_access, std::bad_cast, std::bad_function_call), and
+// std::system_error, std::filesystem::filesystem_error and
+// std::ios_base::failure with their error_code (of a standard category)
+// and paths; a type given to ferry::register_exception<E>() arrives as E;
+// any other exception arrives as ferry::task_error naming the original
+// type. docs/api/errors.md lists when each happens and what to do.
 #ifndef FERRY_EXECUTOR_ERRORS_H_
 #define FERRY_EXECUTOR_ERRORS_H_
 
-#include <optional>
 #include <cstdint>
+#include <exception>
+#include <optional>
 #include <string>
+#include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include "executor/internal/config.h"
@@ -35,6 +42,36 @@ class FERRY_EXECUTOR_EXPORT task_error : public error {
   std::string type_name_;
   std::string message_;
 };
+
+namespace detail {
+// register_exception's: `mangled` is typeid(E).name(), `make` makes an E
+// from a what().
+using exception_maker = std::exception_ptr (*)(const std::string& what);
+FERRY_EXECUTOR_EXPORT void add_exception_type(const char* mangled, exception_maker make);
+}  // namespace detail
+
+// Makes an exception of type E that a task throws arrive as an E, where it
+// would arrive as a task_error: future::get() throws E(what), made in this
+// process from the what() of the task's exception (with an inner one's
+// message appended, as task_error's, for std::throw_with_nested). Only
+// what() travels: fields of E beyond it are made by that constructor. It
+// matches the exact type E, as the standard types are matched, and holds
+// for every pool of this process from the call on: call it in the process
+// that reads the results (on an mpi_pool, rank 0) before they arrive;
+// workers need no call. A second call for E changes nothing.
+// Thread-safe. E: derived from std::exception, constructible from a
+// std::string.
+template <class E>
+void register_exception() {
+  static_assert(std::is_base_of_v<std::exception, E>,
+                "ferry::register_exception<E>(): E must derive from std::exception");
+  static_assert(std::is_constructible_v<E, std::string>,
+                "ferry::register_exception<E>(): E must be constructible from a std::string, the what() "
+                "of the exception the task threw: give it E(const std::string&), or "
+                "`using std::runtime_error::runtime_error;` in a subclass of std::runtime_error");
+  detail::add_exception_type(typeid(E).name(),
+                             [](const std::string& what) { return std::make_exception_ptr(E(what)); });
+}
 
 // The worker process running the task exited (even with code 0: a task that
 // calls exit() ends its worker) or was killed. The message names the cause,

@@ -53,6 +53,19 @@ TEST_F(Failures, StdExceptionsKeepTheirType) {
   }
 }
 
+TEST_F(Failures, SystemAndFilesystemErrorsArriveWithTheirCodesAndPaths) {
+  ferry::process_pool pool(options());
+  EXPECT_EQ(test_tasks::standard_error_differences(pool),
+            (std::vector<std::string>{"", "", "", "", "", "", "", "", "8 compared"}));
+}
+
+TEST_F(Failures, ARegisteredExceptionTypeArrivesAsItselfAndOnlyThatExactType) {
+  ferry::process_pool pool(options());
+  EXPECT_EQ(test_tasks::registered_exception_outcomes(pool),
+            (std::vector<std::string>{"ferry::task_error test_tasks::parse_error: line 3", "test_tasks::parse_error: line 4",
+                                      "ferry::task_error test_tasks::(anonymous namespace)::late_parse_error: line 5"}));
+}
+
 TEST_F(Failures, OtherExceptionsAreTaskErrors) {
   ferry::process_pool pool(options());
   auto custom = expect_error<ferry::task_error>([&] { pool.submit(test_tasks::throw_custom()).get(); });

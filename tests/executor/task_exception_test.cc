@@ -11,8 +11,15 @@
 #include <gtest/gtest.h>
 
 #include <exception>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <variant>
 
 #include <cereal/types/string.hpp>
 
@@ -151,4 +158,124 @@ TEST(TaskException, AThrownValueThatIsNoExceptionArrivesNamedByItsType) {
   const auto got = caught_as<ferry::task_error>(exception_of(recorded_from([] { throw 42; })));
   EXPECT_EQ(got.type_name(), "int");
   EXPECT_EQ(got.message(), "");
+}
+
+TEST(TaskException, ASystemErrorKeepsItsCodeOfEachStandardCategoryAndItsMessage) {
+  const std::error_code codes[] = {
+      std::make_error_code(std::errc::permission_denied), std::error_code(EPIPE, std::system_category()),
+      std::make_error_code(std::io_errc::stream), std::make_error_code(std::future_errc::broken_promise)};
+  for (const std::error_code& code : codes) {
+    const std::system_error thrown(code, "writing results.bin");
+    const auto record = recorded_from([&] { throw thrown; });
+    EXPECT_EQ(record.kind, exception_kind::system_error) << code.category().name();
+    EXPECT_EQ(record.text, "writing results.bin");
+    const auto got = caught_as<std::system_error>(exception_of(record));
+    EXPECT_EQ(typeid(got), typeid(std::system_error));
+    EXPECT_EQ(got.code(), code);
+    EXPECT_STREQ(got.what(), thrown.what());
+  }
+  // Made from the code alone: what() is the code's message, as before.
+  const auto bare = caught_as<std::system_error>(
+      exception_of(recorded_from([] { throw std::system_error(std::make_error_code(std::errc::timed_out)); })));
+  EXPECT_EQ(bare.code(), std::errc::timed_out);
+  EXPECT_EQ(std::string(bare.what()), std::make_error_code(std::errc::timed_out).message());
+}
+
+TEST(TaskException, AFilesystemErrorKeepsItsCodeAndEachOfItsPaths) {
+  const auto code = std::make_error_code(std::errc::no_such_file_or_directory);
+  const std::filesystem::filesystem_error made[] = {
+      {"listing", code}, {"reading", "/data/in.csv", code}, {"copying", "/data/a", "/data/b", code},
+      {"reading", "", code}};  // an empty path given is told from none by what()
+  for (const auto& thrown : made) {
+    const auto record = recorded_from([&] { throw thrown; });
+    ASSERT_EQ(record.kind, exception_kind::filesystem_error) << thrown.what();
+    const auto got = caught_as<std::filesystem::filesystem_error>(exception_of(record));
+    EXPECT_EQ(got.code(), code);
+    EXPECT_EQ(got.path1(), thrown.path1());
+    EXPECT_EQ(got.path2(), thrown.path2());
+    EXPECT_STREQ(got.what(), thrown.what());
+  }
+}
+
+TEST(TaskException, AStreamsFailureArrivesAsIosBaseFailureWithItsCode) {
+  const auto record = recorded_from([] {
+    std::ifstream in;
+    in.exceptions(std::ios::failbit);
+    in.open("/nonexistent-ferry/in.txt");
+  });
+  EXPECT_EQ(record.kind, exception_kind::ios_failure);
+  const auto got = caught_as<std::ios_base::failure>(exception_of(record));
+  EXPECT_EQ(got.code(), std::io_errc::stream);
+  EXPECT_EQ(std::string(got.what()), "basic_ios::clear: " + std::make_error_code(std::io_errc::stream).message());
+}
+
+TEST(TaskException, ACodeOfTheProgramsOwnCategoryArrivesAsATaskErrorNamingTheType) {
+  static const struct : std::error_category {
+    const char* name() const noexcept override { return "parser"; }
+    std::string message(int) const override { return "bad token"; }
+  } parser;
+  const auto record = recorded_from([] { throw std::system_error(std::error_code(3, parser), "line 9"); });
+  EXPECT_EQ(record.kind, exception_kind::other);
+  const auto got = caught_as<ferry::task_error>(exception_of(record));
+  EXPECT_EQ(got.type_name(), "std::system_error");
+  EXPECT_EQ(got.message(), "line 9: bad token");
+}
+
+TEST(TaskException, BadOptionalVariantCastAndFunctionCallKeepTheirType) {
+  EXPECT_THROW(std::rethrow_exception(exception_of(recorded_from([] { (void)std::optional<int>().value(); }))),
+               std::bad_optional_access);
+  EXPECT_THROW(std::rethrow_exception(
+                   exception_of(recorded_from([] { (void)std::get<int>(std::variant<int, char>('c')); }))),
+               std::bad_variant_access);
+  EXPECT_THROW(std::rethrow_exception(exception_of(recorded_from([] { throw std::bad_cast(); }))), std::bad_cast);
+  EXPECT_THROW(std::rethrow_exception(exception_of(recorded_from([] { std::function<void()>()(); }))),
+               std::bad_function_call);
+}
+
+TEST(TaskException, TheHostGoesBeforeTheCodesMessage) {
+  const auto code = std::make_error_code(std::errc::no_such_file_or_directory);
+  const auto record = recorded_from([&] { throw std::system_error(code, "opening in.csv"); });
+  const auto got = caught_as<std::system_error>(exception_of(record, " (on host h1)"));
+  EXPECT_EQ(std::string(got.what()), "opening in.csv (on host h1): " + code.message());
+}
+
+TEST(TaskException, AnUnknownErrorCategoryOrAThirdPathIsRefused) {
+  exception_record unknown;
+  unknown.kind = exception_kind::system_error;
+  unknown.category = static_cast<ferry::detail::protocol::error_category_id>(9);
+  EXPECT_THROW(through_the_wire(unknown), ferry::error);
+  exception_record three;
+  three.kind = exception_kind::filesystem_error;
+  three.paths = {"/a", "/b", "/c"};
+  EXPECT_THROW(through_the_wire(three), ferry::error);
+}
+
+namespace {
+struct config_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct refusing_error : std::runtime_error {
+  explicit refusing_error(const std::string&) : std::runtime_error("") { throw std::logic_error("refused"); }
+};
+}  // namespace
+
+TEST(TaskException, ARegisteredTypeIsMadeAgainFromItsMessageWhereItWouldBeATaskError) {
+  const auto record = recorded_from([] { throw config_error("no key 'port'"); });
+  EXPECT_EQ(record.kind, exception_kind::other);
+  EXPECT_EQ(caught_as<ferry::task_error>(exception_of(record)).message(), "no key 'port'");
+  ferry::register_exception<config_error>();
+  ferry::register_exception<config_error>();  // again: the same
+  const auto got = caught_as<config_error>(exception_of(record));
+  EXPECT_EQ(typeid(got), typeid(config_error));
+  EXPECT_STREQ(got.what(), "no key 'port'");
+}
+
+TEST(TaskException, ARegisteredTypeWhoseConstructorThrowsArrivesAsATaskError) {
+  ferry::register_exception<refusing_error>();
+  const auto record = recorded_from([] { throw std::runtime_error("x"); });
+  exception_record named = record;
+  named.kind = exception_kind::other;
+  named.type_name = "(anonymous namespace)::refusing_error";  // as the worker names it
+  const auto got = caught_as<ferry::task_error>(exception_of(named));
+  EXPECT_EQ(got.message(), "x");
 }

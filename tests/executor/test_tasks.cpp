@@ -18,6 +18,9 @@
 #include <filesystem>
 #include <atomic>
 #include <new>
+#include <optional>
+#include <system_error>
+#include <variant>
 #include <stop_token>
 #include <stdexcept>
 #include <thread>
@@ -778,6 +781,116 @@ ferry::future<void> counter_crash(const ferry::actor<counter>& c) {
 
 ferry::future<int> counter_fail(const ferry::actor<counter>& c) {
   return c.call([](counter&) -> int { throw std::runtime_error("counter refused"); });
+}
+
+namespace {
+
+// What two exceptions differ in, or "" when they are the same.
+std::string difference(const std::exception_ptr& here, const std::exception_ptr& there) {
+  const auto describe = [](const std::exception_ptr& p) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const std::filesystem::filesystem_error& e) {
+      return std::string(typeid(e).name()) + " | " + e.what() + " | " + e.code().category().name() + " " +
+             std::to_string(e.code().value()) + " | " + e.path1().native() + " | " + e.path2().native();
+    } catch (const std::system_error& e) {
+      // libstdc++'s streams throw a subclass of ios_base::failure the
+      // pool cannot name; what the caller catches is ios_base::failure.
+      const bool stream = dynamic_cast<const std::ios_base::failure*>(&e) != nullptr;
+      return std::string(stream ? "ios_base::failure" : typeid(e).name()) + " | " + e.what() + " | " +
+             e.code().category().name() + " " + std::to_string(e.code().value());
+    } catch (const std::bad_variant_access& e) {
+      // std::get's own text ("std::get: wrong index for variant") goes
+      // through a constructor only libstdc++ may call: the type arrives.
+      return std::string(typeid(e).name());
+    } catch (const std::exception& e) {
+      return std::string(typeid(e).name()) + " | " + e.what();
+    } catch (...) {
+      return std::string("not a std::exception");
+    }
+  };
+  const std::string a = describe(here), b = describe(there);
+  return a == b ? "" : "here: " + a + "; from the pool: " + b;
+}
+
+}  // namespace
+
+std::vector<std::string> standard_error_differences(ferry::detail::pool_front& pool) {
+  namespace fs = std::filesystem;
+  const std::vector<ferry::function<int()>> throwing{
+      [] () -> int { throw std::system_error(ENOENT, std::generic_category(), "opening data.csv"); },
+      [] () -> int { throw std::system_error(std::error_code(EACCES, std::system_category())); },
+      [] { return static_cast<int>(fs::file_size("/nonexistent-ferry/data.csv")); },
+      [] {
+        fs::rename("/nonexistent-ferry/a", "/nonexistent-ferry/b");
+        return 0;
+      },
+      [] () -> int { throw fs::filesystem_error("checking", std::make_error_code(std::errc::io_error)); },
+      [] {
+        std::ifstream in;
+        in.exceptions(std::ios::failbit);
+        in.open("/nonexistent-ferry/data.csv");
+        return 0;
+      },
+      [] { return std::optional<int>().value(); },
+      [] { return std::get<int>(std::variant<int, std::string>("text")); },
+  };
+  std::vector<std::string> out;
+  for (const auto& f : throwing) {
+    std::exception_ptr here, there;
+    try {
+      f();
+    } catch (...) {
+      here = std::current_exception();
+    }
+    try {
+      pool.submit(f).get();
+    } catch (...) {
+      there = std::current_exception();
+    }
+    if (!here || !there) {
+      out.push_back("did not throw " + std::string(here ? "in the pool" : "here"));
+      continue;
+    }
+    out.push_back(difference(here, there));
+  }
+  out.push_back(std::to_string(throwing.size()) + " compared");
+  return out;
+}
+
+namespace {
+
+struct late_parse_error : parse_error {
+  using parse_error::parse_error;
+};
+
+// What get() threw, as "<type caught>: <what>".
+template <class F>
+std::string outcome_of(F&& get) {
+  try {
+    get();
+    return "no exception";
+  } catch (const parse_error& e) {
+    return typeid(e) == typeid(parse_error) ? "test_tasks::parse_error: " + std::string(e.what())
+                                            : "a subclass of parse_error";
+  } catch (const ferry::task_error& e) {
+    return "ferry::task_error " + e.type_name() + ": " + e.message();
+  } catch (const std::exception& e) {
+    return std::string("another exception: ") + e.what();
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> registered_exception_outcomes(ferry::detail::pool_front& pool) {
+  ferry::function<int(int)> parse = [](int line) -> int { throw parse_error("line " + std::to_string(line)); };
+  ferry::function<int(int)> late = [](int line) -> int { throw late_parse_error("line " + std::to_string(line)); };
+  std::vector<std::string> out;
+  out.push_back(outcome_of([&] { pool.submit(parse, 3).get(); }));
+  ferry::register_exception<parse_error>();
+  out.push_back(outcome_of([&] { pool.submit(parse, 4).get(); }));
+  out.push_back(outcome_of([&] { pool.submit(late, 5).get(); }));
+  return out;
 }
 
 std::string counter_member_calls(const ferry::actor<counter>& c, int k) {

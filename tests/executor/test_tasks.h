@@ -10,6 +10,7 @@
 #include <exception>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -203,6 +204,31 @@ std::exception_ptr null_c_string_argument(ferry::detail::pool_front& pool);
 // ferry::function of two parameters ("9 18 27"); an empty range beside a
 // vector ("0 results"); returns each line, in that order.
 std::vector<std::string> zipped_maps(ferry::detail::pool_front& pool);
+
+// A program's own exception type, for ferry::register_exception.
+struct parse_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// What get() throws for a task throwing parse_error("line " + n), before
+// ferry::register_exception<parse_error>() is called in this process and
+// after (the call is made here, between the two): each as "<type caught>:
+// <what>", e.g. "ferry::task_error test_tasks::parse_error: line 3" then
+// "test_tasks::parse_error: line 4". Also a task throwing a subclass of
+// parse_error after the call: a task_error still ("ferry::task_error ...").
+std::vector<std::string> registered_exception_outcomes(ferry::detail::pool_front& pool);
+
+// The standard exceptions that carry more than a message keep it: each of
+// these tasks, with lambdas of this library, throws one: a
+// std::system_error with text (generic category) and without (system
+// category), a filesystem_error of file_size on a missing file (one path)
+// and of rename between two (two paths) and one made with none, a
+// std::ios_base::failure from an ifstream (libstdc++'s own subclass),
+// std::bad_optional_access and std::bad_variant_access. Each runs here,
+// then in the pool; returns each difference between the two exceptions
+// (type, what(), code, path1, path2; bad_variant_access's type alone, as
+// std::get's text cannot be rebuilt), "" for none, and a last line with
+// the count: "8 compared".
+std::vector<std::string> standard_error_differences(ferry::detail::pool_front& pool);
 
 // A std::filesystem::path travels as its text, a directory_entry as its
 // path. In `dir`, which holds files f1 (10 bytes) and f2 (20 bytes) and a

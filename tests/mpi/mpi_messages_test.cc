@@ -11,8 +11,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
+#include <system_error>
 
 #include <executor/errors.h>
 #include "mpi/agent_config_fields.h"
@@ -249,6 +253,29 @@ TEST(MpiMessages, AFailureKeepsItsTypeAndFieldsAndNamesWhereItHappened) {
   failure_round_trip<std::runtime_error>(std::make_exception_ptr(std::runtime_error("plain")));
   const auto other = failure_round_trip<ferry::error>(std::make_exception_ptr(wait_timeout_error("late")));
   EXPECT_NE(std::string(other.what()).find("late"), std::string::npos);
+}
+
+// The seeds of tests/fuzz/corpus/mpi_messages that hold such a failure
+// are these bytes, after the decoder's byte.
+TEST(MpiMessages, AFilesystemErrorFailureKeepsItsCodeAndPathsAndItsBytesAreTheFuzzSeeds) {
+  const std::filesystem::filesystem_error copying("copying", "/a", "/b",
+                                                  std::make_error_code(std::errc::no_such_file_or_directory));
+  const std::string bytes = encode_failure(std::make_exception_ptr(copying));
+  const auto e = ferry_test::caught_as<std::filesystem::filesystem_error>(decode_failure(bytes, "h"));
+  EXPECT_EQ(e.code(), std::errc::no_such_file_or_directory);
+  EXPECT_EQ(e.path1(), "/a");
+  EXPECT_EQ(e.path2(), "/b");
+  EXPECT_STREQ(e.what(), std::filesystem::filesystem_error("copying (h)", "/a", "/b", e.code()).what());
+  std::ifstream seed(std::string(FERRY_FUZZ_CORPUS) + "/mpi_messages/failure_filesystem_error",
+                     std::ios::binary);
+  const std::string seeded((std::istreambuf_iterator<char>(seed)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(seeded, "\x02" + bytes);
+  std::ifstream other(std::string(FERRY_FUZZ_CORPUS) + "/mpi_messages/failure_system_error",
+                      std::ios::binary);
+  const std::string system_seed((std::istreambuf_iterator<char>(other)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(system_seed,
+            "\x02" + encode_failure(std::make_exception_ptr(
+                          std::system_error(EACCES, std::system_category(), "opening"))));
 }
 
 TEST(MpiMessages, AFailureCutShortOrWithBytesLeftIsRefused) {

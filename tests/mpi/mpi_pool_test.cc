@@ -141,6 +141,19 @@ TEST(MpiPool, AnActorsConcurrentCallersAreEachCountedOnceAndItsExceptionsArriveA
   ferry_test::expect_exceptions_of_calls_and_constructors(pool);
 }
 
+TEST(MpiPool, SystemAndFilesystemErrorsArriveWithTheirCodesAndPaths) {
+  ferry::mpi_pool pool(options());
+  EXPECT_EQ(test_tasks::standard_error_differences(pool),
+            (std::vector<std::string>{"", "", "", "", "", "", "", "", "8 compared"}));
+}
+
+TEST(MpiPool, ARegisteredExceptionTypeArrivesOnRankZeroAsItselfAndOnlyThatExactType) {
+  ferry::mpi_pool pool(options());
+  EXPECT_EQ(test_tasks::registered_exception_outcomes(pool),
+            (std::vector<std::string>{"ferry::task_error test_tasks::parse_error: line 3", "test_tasks::parse_error: line 4",
+                                      "ferry::task_error test_tasks::(anonymous namespace)::late_parse_error: line 5"}));
+}
+
 TEST(MpiPool, AnActorsMemberNamedAsATemplateArgumentIsCalledOnTheObject) {
   ferry::mpi_pool pool(options());
   ferry_test::expect_member_calls_to_run_on_the_object(pool);

@@ -160,9 +160,23 @@ task_head read_task(input_archive& ar) {
 
 // --- exception records ------------------------------------------------------
 
+namespace {
+
+bool carries_error_code(exception_kind kind) {
+  return kind == exception_kind::system_error || kind == exception_kind::filesystem_error ||
+         kind == exception_kind::ios_failure;
+}
+
+}  // namespace
+
 void write_exception(output_archive& ar, const exception_record& record) {
   ar(static_cast<std::uint8_t>(record.kind), record.type_name, record.what);
   if (record.kind == exception_kind::serialization) ar(static_cast<std::uint8_t>(record.phase));
+  if (carries_error_code(record.kind)) ar(record.code, static_cast<std::uint8_t>(record.category), record.text);
+  if (record.kind == exception_kind::filesystem_error) {
+    ar(static_cast<std::uint8_t>(record.paths.size()));
+    for (const std::string& p : record.paths) ar(p);
+  }
   if (record.kind != exception_kind::worker_died) return;
   ar(record.pid, static_cast<std::uint8_t>(record.crash ? 1 : 0));
   if (!record.crash) return;
@@ -176,7 +190,7 @@ exception_record read_exception(input_archive& ar) {
   exception_record r;
   std::uint8_t kind;
   ar(kind, r.type_name, r.what);
-  if (kind > static_cast<std::uint8_t>(exception_kind::cancelled))
+  if (kind > static_cast<std::uint8_t>(exception_kind::bad_function_call))
     throw error("ferry: a result names an unknown exception kind " + std::to_string(kind));
   r.kind = static_cast<exception_kind>(kind);
   if (r.kind == exception_kind::serialization) {
@@ -185,6 +199,21 @@ exception_record read_exception(input_archive& ar) {
     if (phase > static_cast<std::uint8_t>(serialization_error::phase::loading_result))
       throw error("ferry: a result names an unknown serialization phase");
     r.phase = static_cast<serialization_error::phase>(phase);
+  }
+  if (carries_error_code(r.kind)) {
+    std::uint8_t category = 0;
+    ar(r.code, category);
+    if (category > static_cast<std::uint8_t>(error_category_id::future))
+      throw error("ferry: a result names an unknown error category " + std::to_string(category));
+    r.category = static_cast<error_category_id>(category);
+    ar(r.text);
+  }
+  if (r.kind == exception_kind::filesystem_error) {
+    std::uint8_t paths = 0;
+    ar(paths);
+    if (paths > 2) throw error("ferry: a result's filesystem_error names " + std::to_string(paths) + " paths");
+    r.paths.resize(paths);
+    for (std::string& p : r.paths) ar(p);
   }
   if (r.kind != exception_kind::worker_died) return r;
   std::uint8_t has_crash = 0;

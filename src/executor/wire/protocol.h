@@ -227,9 +227,14 @@ decoded_submit decode_submit(std::string_view body);
 // serialization, then u8 serialization_error::phase; for kind worker_died,
 // then i32 pid and u8 whether a crash report follows, and if so i32
 // signal, u64 fault address, u32 frames and each frame's u64 address,
-// module, u64 offset and function. The one codec of an exception crossing
-// between processes: what a task threw (a worker's result), and the error
-// that failed a task as a whole on an MPI agent (mpi_messages.h, failure).
+// module, u64 offset and function; for the kinds that carry a
+// std::error_code (system_error, filesystem_error, ios_failure), then i32
+// the code's value, u8 its error_category_id and the text given to the
+// constructor (what() less the code's message), and for filesystem_error
+// u8 the number of paths (0 to 2) and each path. The one
+// codec of an exception crossing between processes: what a task threw (a
+// worker's result), and the error that failed a task as a whole on an MPI
+// agent (mpi_messages.h, failure).
 
 enum class exception_kind : std::uint8_t {
   other = 0,  // rethrown as ferry::task_error
@@ -253,7 +258,20 @@ enum class exception_kind : std::uint8_t {
   not_shippable,  // ferry::not_shippable_error
   ferry_error,    // any other ferry::error, rethrown as ferry::error
   cancelled,      // ferry::cancelled_error (a task stopped by future::cancel(grace))
+  // More standard types a task throws, each exactly (a subclass is other).
+  system_error,         // std::system_error, with its error_code
+  filesystem_error,     // std::filesystem::filesystem_error, with its code and paths
+  ios_failure,          // std::ios_base::failure (libstdc++ throws a subclass of its own), with its code
+  bad_optional_access,  // these four rethrown default-constructed: what() is
+  bad_variant_access,   // the standard library's own text for the type
+  bad_cast,
+  bad_function_call,
 };
+
+// The standard error categories an error_code may travel with; a code of
+// another category cannot be rebuilt in another process, and its
+// exception travels as other.
+enum class error_category_id : std::uint8_t { generic = 0, system, iostream, future };
 
 struct exception_record {
   exception_kind kind = exception_kind::other;
@@ -262,6 +280,11 @@ struct exception_record {
   serialization_error::phase phase = serialization_error::phase::saving_task;  // serialization only
   std::int32_t pid = 0;                 // worker_died only
   std::optional<crash_report> crash{};  // worker_died only
+  // system_error, filesystem_error and ios_failure only.
+  std::int32_t code = 0;
+  error_category_id category = error_category_id::generic;
+  std::string text{};              // given to the constructor: "" for a code alone
+  std::vector<std::string> paths{};  // filesystem_error only: at most 2
 };
 
 FERRY_INTERNAL_EXPORT void write_exception(output_archive& ar, const exception_record& record);
