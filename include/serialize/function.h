@@ -201,7 +201,8 @@ class function<R(Args...)> {
                   "ferry: a pointer to a member (&S::f) cannot be shipped: it names no code ferry can "
                   "find by itself in another process. Call the member from a capture-less lambda that "
                   "takes the object, and pass the object as an argument: "
-                  "pool.submit([](const S& s, int y) { return s.f(y); }, s, 21)");
+                  "pool.submit([](const S& s, int y) { return s.f(y); }, s, 21); or, to a pool, name "
+                  "the member as a template argument: pool.submit<&S::f>(s, 21)");
     static_assert(!std::is_bind_expression_v<D>,
                   "ferry: the result of std::bind cannot be shipped: ferry cannot serialize what it "
                   "binds. Bind with ferry::closure(fn, values...) instead, which ships fn and serializes "

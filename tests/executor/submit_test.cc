@@ -164,6 +164,11 @@ TEST_F(Submit, AStringLiteralCStringOrStringViewArgumentTravelsAsTheStdStringOfI
 // A std::filesystem::path argument stopped at the static_assert for
 // unserializable arguments: cereal has no support for it. Each use
 // test_tasks.h names, on every start method.
+TEST_F(Submit, AMemberNamedAsATemplateArgumentRunsOnTheObjectPassedFirst) {
+  ferry::process_pool pool(options());
+  EXPECT_EQ(test_tasks::member_submits(pool), (std::vector<std::string>{"11", "7", "p", "11"}));
+}
+
 TEST_F(Submit, APathOrDirectoryEntryTravelsAsItsPathAndAMapReadsADirectory) {
   ferry_test::temp_dir dir;
   std::ofstream(dir.path() / "f1") << std::string(10, 'a');

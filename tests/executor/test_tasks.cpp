@@ -893,6 +893,16 @@ std::vector<std::string> registered_exception_outcomes(ferry::detail::pool_front
   return out;
 }
 
+std::vector<std::string> member_submits(ferry::detail::pool_front& pool) {
+  const tagged_point a{1, 2, "a"}, b{3, 4, "b"};
+  std::vector<std::string> out;
+  out.push_back(std::to_string(pool.submit<&tagged_point::dot>(a, b).get()));
+  out.push_back(std::to_string(pool.submit<&tagged_point::x>(tagged_point{7, 8, ""}).get()));
+  out.push_back(pool.submit<&tagged_point::label>(tagged_point{0, 0, "p"}).get());
+  out.push_back(std::to_string(pool.submit<&tagged_point::dot>(ferry::task_options{.name = "dot"}, a, b).get()));
+  return out;
+}
+
 std::string counter_member_calls(const ferry::actor<counter>& c, int k) {
   auto added = c.call<&counter::add>(k);
   auto renamed = c.call<&counter::rename>("ledger");

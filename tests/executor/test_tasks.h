@@ -205,6 +205,20 @@ std::exception_ptr null_c_string_argument(ferry::detail::pool_front& pool);
 // vector ("0 results"); returns each line, in that order.
 std::vector<std::string> zipped_maps(ferry::detail::pool_front& pool);
 
+// submit<&S::f>(object, args...) runs a member of an object that travels.
+// This submits, with members of tagged_point: dot({1, 2}, {3, 4}) ("11"),
+// the field x of {7, 8} ("7"), label() of one tagged "p" (a reference: its
+// copy comes back), and dot with task_options ("11"); returns each, in
+// that order.
+struct tagged_point {
+  int x = 0;
+  int y = 0;
+  std::string tag;
+  int dot(const tagged_point& o) const { return x * o.x + y * o.y; }
+  const std::string& label() const { return tag; }
+};
+std::vector<std::string> member_submits(ferry::detail::pool_front& pool);
+
 // A program's own exception type, for ferry::register_exception.
 struct parse_error : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -154,6 +154,11 @@ TEST(MpiPool, ARegisteredExceptionTypeArrivesOnRankZeroAsItselfAndOnlyThatExactT
                                       "ferry::task_error test_tasks::(anonymous namespace)::late_parse_error: line 5"}));
 }
 
+TEST(MpiPool, AMemberNamedAsATemplateArgumentRunsOnTheObjectPassedFirst) {
+  ferry::mpi_pool pool(options());
+  EXPECT_EQ(test_tasks::member_submits(pool), (std::vector<std::string>{"11", "7", "p", "11"}));
+}
+
 TEST(MpiPool, AnActorsMemberNamedAsATemplateArgumentIsCalledOnTheObject) {
   ferry::mpi_pool pool(options());
   ferry_test::expect_member_calls_to_run_on_the_object(pool);

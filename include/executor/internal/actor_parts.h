@@ -72,17 +72,19 @@ struct actor_call {
   }
 };
 
-// A call that names a member, call<&T::f>(args...): std::invoke(M, object,
-// args...), its result by value. One type per member, found in another
-// process by its registration as a lambda's type is. Not a lambda in
-// actor<T>::call: a closure type there belongs to namespace ferry, whose
-// serialize() for empty classes argument-dependent lookup would then find
-// while the very test that serialize() asks of the type is running.
+// A call that names a member, an actor's call<&T::f>(args...) on its
+// object or a pool's submit<&T::f>(object, args...) on an object that
+// travels: std::invoke(M, object, args...), its result by value. One type
+// per member, found in another process by its registration as a lambda's
+// type is. Not a lambda in actor<T>::call: a closure type there belongs to
+// namespace ferry, whose serialize() for empty classes argument-dependent
+// lookup would then find while the very test that serialize() asks of the
+// type is running.
 template <auto M>
 struct member_call {
   template <class T, class... P>
-  auto operator()(T& object, P... p) const {
-    return std::invoke(M, object, std::move(p)...);
+  auto operator()(T&& object, P... p) const {
+    return std::invoke(M, std::forward<T>(object), std::move(p)...);
   }
 };
 

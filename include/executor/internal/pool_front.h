@@ -38,6 +38,10 @@ template <class... A>
 inline constexpr bool first_is_actor_options = false;
 template <class A0, class... A>
 inline constexpr bool first_is_actor_options<A0, A...> = std::is_same_v<std::remove_cvref_t<A0>, actor_options>;
+template <class... A>
+inline constexpr bool first_is_task_options = false;
+template <class A0, class... A>
+inline constexpr bool first_is_task_options<A0, A...> = std::is_same_v<std::remove_cvref_t<A0>, task_options>;
 
 class FERRY_EXECUTOR_EXPORT pool_front {
  public:
@@ -88,6 +92,25 @@ class FERRY_EXECUTOR_EXPORT pool_front {
       return submit_function(function<R(task_argument_t<Args>...)>(std::forward<F>(f)),
                              std::forward<Args>(args)...);
     }
+  }
+
+  // Runs the member M of an object in a worker: pool.submit<&S::f>(s, x)
+  // runs std::invoke(&S::f, s, x) there, the object traveling first as
+  // any argument does (by value), as Python's executor.submit(s.f, x)
+  // pickles s. M: a member function or a data member (whose value comes
+  // back); a result returned by reference arrives as a copy. Otherwise as
+  // submit(f, args...), options first included.
+  template <auto M, class... Args>
+    requires(std::is_member_pointer_v<decltype(M)> && !first_is_task_options<Args...>)
+  auto submit(Args&&... args) {
+    check_member_call<M, Args...>();
+    return submit(member_call<M>{}, std::forward<Args>(args)...);
+  }
+  template <auto M, class... Args>
+    requires std::is_member_pointer_v<decltype(M)>
+  auto submit(const task_options& options, Args&&... args) {
+    check_member_call<M, Args...>();
+    return submit(options, member_call<M>{}, std::forward<Args>(args)...);
   }
 
   // f applied to each input, in input order. inputs: any input range (a
@@ -230,6 +253,14 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   pool_front& operator=(pool_front&&) noexcept;
 
  private:
+  template <auto M, class... Args>
+  static constexpr void check_member_call() {
+    static_assert(sizeof...(Args) > 0 &&
+                      std::is_invocable_v<decltype(M), task_argument_t<Args>...>,
+                  "ferry: submit<&S::f>(object, args...): the object goes first, of S or a class "
+                  "derived from it, then f's arguments, each as the worker receives it");
+  }
+
   template <class R, class... P, class... Args>
   future<R> submit_function(const function<R(P...)>& fn, Args&&... args) {
     static_assert(sizeof...(P) == sizeof...(Args), "ferry: submit: wrong number of arguments");
