@@ -164,9 +164,9 @@ TEST_F(Submit, AStringLiteralCStringOrStringViewArgumentTravelsAsTheStdStringOfI
 // A std::filesystem::path argument stopped at the static_assert for
 // unserializable arguments: cereal has no support for it. Each use
 // test_tasks.h names, on every start method.
-TEST_F(Submit, AMemberNamedAsATemplateArgumentRunsOnTheObjectPassedFirst) {
+TEST_F(Submit, AMemberNamedAsATemplateArgumentRunsOnTheObjectPassedFirstOrMapsOverObjects) {
   ferry::process_pool pool(options());
-  EXPECT_EQ(test_tasks::member_submits(pool), (std::vector<std::string>{"11", "7", "p", "11"}));
+  EXPECT_EQ(test_tasks::member_submits(pool), (std::vector<std::string>{"11", "7", "p", "11", "abc", "17 53", "1 3", "2 4"}));
 }
 
 TEST_F(Submit, APathOrDirectoryEntryTravelsAsItsPathAndAMapReadsADirectory) {

@@ -900,6 +900,24 @@ std::vector<std::string> member_submits(ferry::detail::pool_front& pool) {
   out.push_back(std::to_string(pool.submit<&tagged_point::x>(tagged_point{7, 8, ""}).get()));
   out.push_back(pool.submit<&tagged_point::label>(tagged_point{0, 0, "p"}).get());
   out.push_back(std::to_string(pool.submit<&tagged_point::dot>(ferry::task_options{.name = "dot"}, a, b).get()));
+  const std::vector<tagged_point> points{{1, 2, "a"}, {3, 4, "b"}, {0, 0, "c"}};
+  std::string labels;
+  for (const std::string& l : pool.map<&tagged_point::label>(points)) labels += l;
+  out.push_back(labels);
+  const std::vector<tagged_point> others{{5, 6, ""}, {7, 8, ""}};
+  std::string dots;
+  for (int d : pool.map<&tagged_point::dot>(std::vector<tagged_point>(points.begin(), points.begin() + 2), others))
+    dots += (dots.empty() ? "" : " ") + std::to_string(d);
+  out.push_back(dots);
+  std::vector<int> xs(2);
+  for (auto r : pool.map_unordered<&tagged_point::x>(std::vector<tagged_point>(points.begin(), points.begin() + 2), 1))
+    xs[r.index] = r.value;
+  out.push_back(std::to_string(xs[0]) + " " + std::to_string(xs[1]));
+  std::string ys;
+  for (int y : pool.map_ordered<&tagged_point::y>(std::vector<tagged_point>(points.begin(), points.begin() + 2),
+                                                  ferry::map_options{.chunksize = 2}))
+    ys += (ys.empty() ? "" : " ") + std::to_string(y);
+  out.push_back(ys);
   return out;
 }
 

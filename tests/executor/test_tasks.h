@@ -205,11 +205,15 @@ std::exception_ptr null_c_string_argument(ferry::detail::pool_front& pool);
 // vector ("0 results"); returns each line, in that order.
 std::vector<std::string> zipped_maps(ferry::detail::pool_front& pool);
 
-// submit<&S::f>(object, args...) runs a member of an object that travels.
-// This submits, with members of tagged_point: dot({1, 2}, {3, 4}) ("11"),
-// the field x of {7, 8} ("7"), label() of one tagged "p" (a reference: its
-// copy comes back), and dot with task_options ("11"); returns each, in
-// that order.
+// submit<&S::f>(object, args...) runs a member of an object that travels,
+// and map<&S::f>(objects, ...) maps one. This submits, with members of
+// tagged_point: dot({1, 2}, {3, 4}) ("11"), the field x of {7, 8} ("7"),
+// label() of one tagged "p" (a reference: its copy comes back), and dot
+// with task_options ("11"); then maps label() over points tagged "a", "b"
+// and "c" ("abc"), dot zipping {1, 2} and {3, 4} with {5, 6} and {7, 8}
+// ("17 53"), map_unordered of x with chunk size 1, put back in order
+// ("1 3"), and map_ordered of y with map_options ("2 4"); returns each,
+// in that order.
 struct tagged_point {
   int x = 0;
   int y = 0;

@@ -154,9 +154,9 @@ TEST(MpiPool, ARegisteredExceptionTypeArrivesOnRankZeroAsItselfAndOnlyThatExactT
                                       "ferry::task_error test_tasks::(anonymous namespace)::late_parse_error: line 5"}));
 }
 
-TEST(MpiPool, AMemberNamedAsATemplateArgumentRunsOnTheObjectPassedFirst) {
+TEST(MpiPool, AMemberNamedAsATemplateArgumentRunsOnTheObjectPassedFirstOrMapsOverObjects) {
   ferry::mpi_pool pool(options());
-  EXPECT_EQ(test_tasks::member_submits(pool), (std::vector<std::string>{"11", "7", "p", "11"}));
+  EXPECT_EQ(test_tasks::member_submits(pool), (std::vector<std::string>{"11", "7", "p", "11", "abc", "17 53", "1 3", "2 4"}));
 }
 
 TEST(MpiPool, AnActorsMemberNamedAsATemplateArgumentIsCalledOnTheObject) {

@@ -207,6 +207,27 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     return start_zip<false>(std::forward<F>(f), std::forward<A>(a), std::forward<B>(b), std::forward<More>(more)...);
   }
 
+  // The member M mapped over objects, as Python's map(S.f, objects):
+  // pool.map<&S::f>(objects) calls std::invoke(&S::f, object) for each;
+  // ranges after the first are zipped as f's arguments,
+  // map<&S::f>(objects, xs) calling object.f(x); then a chunk size or
+  // map_options may come. Otherwise as map(f, ...).
+  template <auto M, class... Args>
+    requires std::is_member_pointer_v<decltype(M)>
+  auto map(Args&&... args) {
+    return map(member_call<M>{}, std::forward<Args>(args)...);
+  }
+  template <auto M, class... Args>
+    requires std::is_member_pointer_v<decltype(M)>
+  auto map_ordered(Args&&... args) {
+    return map_ordered(member_call<M>{}, std::forward<Args>(args)...);
+  }
+  template <auto M, class... Args>
+    requires std::is_member_pointer_v<decltype(M)>
+  auto map_unordered(Args&&... args) {
+    return map_unordered(member_call<M>{}, std::forward<Args>(args)...);
+  }
+
   // An actor (executor/actor.h): T(args...) made in one of the pool's
   // workers, which then runs the actor's calls. Returns at once; if T's
   // constructor throws, the actor's calls fail with that. args: as for
