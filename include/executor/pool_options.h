@@ -98,7 +98,10 @@ struct pool_options {
   // Records every task's span on the worker that ran it and, when the pool
   // has shut down, writes them to this file as a Chrome trace (Perfetto,
   // chrome://tracing) and beside it, with the extension .html, a page
-  // drawing the timeline. Empty: $FERRY_TRACE if set, else nothing.
+  // drawing the timeline. Empty: $FERRY_TRACE if set, else nothing. The
+  // file's directory is made with the pool; the pool's constructor throws
+  // ferry::error if it cannot be (for $FERRY_TRACE: a line on stderr, and
+  // no timeline).
   std::filesystem::path trace{};
   // For start_method::plugin: the worker program. Empty: $FERRY_WORKER, else
   // `ferry-worker` next to the ferry_executor library.

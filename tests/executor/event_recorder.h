@@ -165,16 +165,16 @@ void expect_exceptions_finished_and_deaths_failed(Pool& pool, event_recorder& se
 }
 
 // A pool's trace (pool_options::trace) in the test's temporary directory:
-// read once the pool has shut down; removed, with its page, at the end.
+// read once the pool has shut down; removed, with its page and its
+// directory, at the end.
 class trace_file {
  public:
+  // In a directory of its own, not there yet: the pool makes it.
   explicit trace_file(const std::string& name)
-      : path_(::testing::TempDir() + "/" + name + "_" + std::to_string(::getpid()) + ".json") {}
-  ~trace_file() {
-    std::filesystem::path page = path_;
-    std::filesystem::remove(page);
-    std::filesystem::remove(page.replace_extension(".html"));
+      : dir_(::testing::TempDir() + "/" + name + "_" + std::to_string(::getpid())), path_(dir_ + "/trace.json") {
+    std::filesystem::remove_all(dir_);
   }
+  ~trace_file() { std::filesystem::remove_all(dir_); }
   trace_file(const trace_file&) = delete;
   trace_file& operator=(const trace_file&) = delete;
   const std::string& path() const { return path_; }
@@ -184,6 +184,7 @@ class trace_file {
   }
 
  private:
+  std::string dir_;
   std::string path_;
 };
 

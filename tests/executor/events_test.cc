@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <unistd.h>
@@ -73,6 +75,27 @@ TEST_F(Events, AMapsChunkIsToldAsThrowingOnlyWhenAnInputThrewAndHowMany) {
     ferry_test::expect_chunks_told_as_throwing_only_when_an_input_threw(pool, *seen);
   }
   ferry_test::expect_chunk_spans_as_told(trace.read());
+}
+
+// Issue: a trace whose directory was not there was lost when the pool
+// ended, after the whole run, with a line on stderr. The pool now makes
+// the directory (the test above writes into one not yet made) or, where
+// it cannot, refuses to start.
+TEST_F(Events, APoolWhoseTraceCannotBeWrittenIsRefusedWhenItIsMade) {
+  const ferry_test::trace_file trace("ferry_events_refused");
+  std::filesystem::create_directories(std::filesystem::path(trace.path()).parent_path());
+  const std::string taken = std::filesystem::path(trace.path()).replace_extension("").string();
+  std::ofstream(taken) << "a file where a directory would be";
+  ferry::pool_options o = ferry_test::options(1);
+  o.trace = taken + "/run.json";
+  try {
+    ferry::process_pool pool(o);
+    ADD_FAILURE() << "the pool was made";
+  } catch (const ferry::error& e) {
+    EXPECT_NE(std::string(e.what()).find("pool_options::trace: the timeline '" + taken + "/run.json'"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(Events, ARetriedTaskIsToldWithItsNameAndWhyAndItsNextAttemptIsANewTask) {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "../error_message.h"
 #include "../temp_dir.h"
 
 namespace {
@@ -183,4 +184,44 @@ TEST(TraceRecorder, APoolRecordsOnlyWhereTheOptionOrFerryTraceNamesAFile) {
   EXPECT_EQ(trace_recorder::for_pool(options, &recorder), recorder);
   EXPECT_NE(recorder, nullptr);
   ::unsetenv("FERRY_TRACE");
+}
+
+TEST(TraceRecorder, ADirectoryNotYetThereIsMadeWhenThePoolIsAndOneThatCannotBeIsRefusedThen) {
+  ::unsetenv("FERRY_TRACE");
+  ferry_test::temp_dir dir;
+  ferry::pool_options options;
+  options.trace = dir.path() / "runs" / "today" / "trace.json";
+  std::shared_ptr<trace_recorder> recorder;
+  trace_recorder::for_pool(options, &recorder);
+  EXPECT_TRUE(std::filesystem::is_directory(dir.path() / "runs" / "today"));
+  ASSERT_NE(recorder, nullptr);
+  recorder->write();
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "runs" / "today" / "trace.html"));
+
+  // A file where the directory would be: known at once, not at the end.
+  std::ofstream(dir.path() / "taken") << "a file";
+  options.trace = dir.path() / "taken" / "trace.json";
+  const std::string what = ferry_test::message_of<ferry::error>(
+      ferry_test::thrown_by([&] { trace_recorder::for_pool(options, &recorder); }));
+  EXPECT_NE(what.find("pool_options::trace"), std::string::npos) << what;
+  EXPECT_NE(what.find((dir.path() / "taken").string() + "' cannot be made or written: Not a directory"),
+            std::string::npos)
+      << what;
+}
+
+TEST(TraceRecorder, FerryTraceNamingADirectoryThatCannotBeMadeIsReportedAndRecordsNothing) {
+  ferry_test::temp_dir dir;
+  std::ofstream(dir.path() / "taken") << "a file";
+  ::setenv("FERRY_TRACE", (dir.path() / "taken" / "trace.json").c_str(), 1);
+  auto user = std::make_shared<counting_observer>();
+  ferry::pool_options options;
+  options.observer = user;
+  std::shared_ptr<trace_recorder> recorder;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(trace_recorder::for_pool(options, &recorder), user);
+  const std::string said = testing::internal::GetCapturedStderr();
+  ::unsetenv("FERRY_TRACE");
+  EXPECT_EQ(recorder, nullptr);
+  EXPECT_NE(said.find("$FERRY_TRACE: the timeline '"), std::string::npos) << said;
+  EXPECT_NE(said.find("this pool records no timeline"), std::string::npos) << said;
 }

@@ -11,7 +11,12 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <system_error>
 #include <utility>
+
+#include <unistd.h>
+
+#include <executor/errors.h>
 
 namespace ferry::detail {
 
@@ -52,14 +57,40 @@ constexpr std::string_view trace_marker = "/*ferry:trace*/";
 
 }  // namespace
 
+namespace {
+
+// Makes the directory `file` goes in, as `mkdir -p` would: "" when it is
+// there and writable, else why not.
+std::string make_directory_for(const std::filesystem::path& file) {
+  const std::filesystem::path dir = file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (!ec && ::access(dir.c_str(), W_OK | X_OK) != 0) ec.assign(errno, std::generic_category());
+  if (!ec) return "";
+  return "the timeline '" + file.string() + "' cannot be written: its directory '" + dir.string() +
+         "' cannot be made or written: " + ec.message();
+}
+
+}  // namespace
+
 std::shared_ptr<pool_observer> trace_recorder::for_pool(const pool_options& options,
                                                         std::shared_ptr<trace_recorder>* recorder) {
   std::filesystem::path path = options.trace;
+  const bool asked_by_option = !path.empty();
   if (path.empty()) {
     const char* env = std::getenv("FERRY_TRACE");
     if (env != nullptr && *env != '\0') path = env;
   }
   if (path.empty()) return options.observer;
+  // Known now, not when the pool ends: a long run must not lose its
+  // timeline to a directory that was never there.
+  if (const std::string why = make_directory_for(path); !why.empty()) {
+    if (asked_by_option) throw error("ferry: pool_options::trace: " + why);
+    // $FERRY_TRACE reaches programs that never asked for a timeline: it
+    // must not stop one from making its pool.
+    std::cerr << "ferry: $FERRY_TRACE: " << why << "; this pool records no timeline\n";
+    return options.observer;
+  }
   auto r = std::make_shared<trace_recorder>(std::move(path), options.observer);
   if (recorder != nullptr) *recorder = r;
   return r;

@@ -29,7 +29,10 @@ class FERRY_INTERNAL_EXPORT trace_recorder final : public pool_observer {
  public:
   // The observer a pool tells its events to: a recorder forwarding to
   // options.observer when options.trace or $FERRY_TRACE names a file (the
-  // recorder is also returned in `recorder`), else options.observer.
+  // recorder is also returned in `recorder`), else options.observer. The
+  // file's directory is made now (mkdir -p); where it cannot be, throws
+  // ferry::error for options.trace, and for $FERRY_TRACE says so on
+  // stderr and records nothing.
   static std::shared_ptr<pool_observer> for_pool(const pool_options& options,
                                                  std::shared_ptr<trace_recorder>* recorder);
 
