@@ -43,6 +43,9 @@ void expect_a_nested_failure_to_reach_its_parent_as_an_exception(Pool& pool) {
   auto let_out = pool.submit(test_tasks::nested_rethrow(), std::string("out_of_range"));
   const auto e = expect_error<std::out_of_range>([&] { get_within(let_out); });
   EXPECT_STREQ(e.what(), "oor");
+  // A nested result is read in the worker: a type registered there arrives.
+  auto registered = pool.submit(test_tasks::nested_registered_catch(), 7);
+  EXPECT_EQ(get_within(registered), "parse_error: line 7");
 }
 
 template <class Pool>

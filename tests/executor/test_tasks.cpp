@@ -688,6 +688,22 @@ ferry::function<std::string(std::string)> nested_catch() {
   };
 }
 
+ferry::function<std::string(int)> nested_registered_catch() {
+  return [](int line) -> std::string {
+    ferry::register_exception<parse_error>();
+    ferry::function<int(int)> parse = [](int n) -> int { throw parse_error("line " + std::to_string(n)); };
+    auto f = ferry::this_task::pool().submit(parse, line);
+    try {
+      f.get();
+      return "nothing thrown";
+    } catch (const parse_error& e) {
+      return std::string("parse_error: ") + e.what();
+    } catch (const std::exception& e) {
+      return std::string("another exception: ") + e.what();
+    }
+  };
+}
+
 ferry::function<int(std::string)> nested_rethrow() {
   return [](std::string kind) { return ferry::this_task::pool().submit(throw_std(), kind).get(); };
 }

@@ -234,6 +234,11 @@ struct parse_error : std::runtime_error {
 // "test_tasks::parse_error: line 4". Also a task throwing a subclass of
 // parse_error after the call: a task_error still ("ferry::task_error ...").
 std::vector<std::string> registered_exception_outcomes(ferry::detail::pool_front& pool);
+// A task that calls ferry::register_exception<parse_error>() in its worker,
+// where it reads its nested task's result, then submits a nested task
+// throwing parse_error("line " + n) and returns what its get() threw:
+// "parse_error: line 7" for 7.
+ferry::function<std::string(int)> nested_registered_catch();
 
 // The standard exceptions that carry more than a message keep it: each of
 // these tasks, with lambdas of this library, throws one: a
