@@ -25,7 +25,6 @@
 #define FERRY_EXECUTOR_ACTOR_H_
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <type_traits>
 #include <utility>

@@ -55,10 +55,6 @@ std::string micros(std::chrono::steady_clock::duration d) {
 // timeline_page_html): the trace goes where it says /*ferry:trace*/.
 constexpr std::string_view trace_marker = "/*ferry:trace*/";
 
-}  // namespace
-
-namespace {
-
 // Makes the directory `file` goes in, as `mkdir -p` would: "" when it is
 // there and writable, else why not.
 std::string make_directory_for(const std::filesystem::path& file) {
