@@ -34,14 +34,11 @@
 
 namespace ferry::detail {
 
-template <class... A>
-inline constexpr bool first_is_actor_options = false;
-template <class A0, class... A>
-inline constexpr bool first_is_actor_options<A0, A...> = std::is_same_v<std::remove_cvref_t<A0>, actor_options>;
-template <class... A>
-inline constexpr bool first_is_task_options = false;
-template <class A0, class... A>
-inline constexpr bool first_is_task_options<A0, A...> = std::is_same_v<std::remove_cvref_t<A0>, task_options>;
+// Whether the first of A is a T (options that may lead a call's arguments).
+template <class T, class... A>
+inline constexpr bool first_is = false;
+template <class T, class A0, class... A>
+inline constexpr bool first_is<T, A0, A...> = std::is_same_v<std::remove_cvref_t<A0>, T>;
 
 class FERRY_EXECUTOR_EXPORT pool_front {
  public:
@@ -101,7 +98,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   // back); a result returned by reference arrives as a copy. Otherwise as
   // submit(f, args...), options first included.
   template <auto M, class... Args>
-    requires(std::is_member_pointer_v<decltype(M)> && !first_is_task_options<Args...>)
+    requires(std::is_member_pointer_v<decltype(M)> && !first_is<task_options, Args...>)
   auto submit(Args&&... args) {
     check_member_call<M, Args...>();
     return submit(member_call<M>{}, std::forward<Args>(args)...);
@@ -234,7 +231,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   // submit (serializable, default-constructible); T itself is never
   // serialized. Throws ferry::pool_shutdown_error after shutdown.
   template <class T, class... Args>
-    requires(!first_is_actor_options<Args...>)
+    requires(!first_is<actor_options, Args...>)
   actor<T> make_actor(Args&&... args) {
     return make_actor<T>(actor_options{}, std::forward<Args>(args)...);
   }
