@@ -35,5 +35,6 @@ for line in open(sys.argv[1]):
 print(f"{'row':34s} {sys.argv[2][:10]:>12s} {'this tree':>12s}  ratio")
 for name, sides in rows.items():
     a, b = statistics.median(sides["then"]), statistics.median(sides["now"])
-    print(f"{name:34s} {a:12.4g} {b:12.4g}  {b / a:.3f}")
+    ratio = f"{b / a:.3f}" if a else "-"  # a row that is 0 here (a thread that never ran)
+    print(f"{name:34s} {a:12.4g} {b:12.4g}  {ratio}")
 PY

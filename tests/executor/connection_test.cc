@@ -1,15 +1,20 @@
 // Copyright ferry authors.
 //
 // One end of a pool-worker channel (src/executor/wire/connection.h): what
-// it signs, what it refuses, what a batch that could not leave says.
+// it signs, what it refuses, what a batch that could not leave says, and
+// what wakes a reader of two sockets.
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "executor/wire/connection.h"
@@ -37,6 +42,34 @@ struct channel {
     worker.emplace(unique_fd(sv[1]), s);
   }
 };
+
+// The pool's end and the worker's end of two socket pairs, one per
+// direction, as the pool launches its workers (launcher.h).
+struct two_way_channel {
+  std::optional<connection> pool, worker;
+  two_way_channel() {
+    int tasks[2], results[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, tasks), 0);
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, results), 0);
+    pool.emplace(unique_fd(results[0]), unique_fd(tasks[0]), connection::settings{1u << 20});
+    worker.emplace(unique_fd(tasks[1]), unique_fd(results[1]), connection::settings{1u << 20});
+  }
+};
+
+// A thread's scheduler state ('S': asleep) and its voluntary context
+// switches so far, from /proc.
+char state_of(pid_t tid) {
+  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::size_t close = text.rfind(')');
+  return close == std::string::npos || close + 2 >= text.size() ? '?' : text[close + 2];
+}
+long voluntary_switches(pid_t tid) {
+  std::ifstream status("/proc/self/task/" + std::to_string(tid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.starts_with("voluntary_ctxt_switches:")) return std::stol(line.substr(line.find(':') + 1));
+  return -1;
+}
 
 std::optional<message> next(connection& c) {
   if (std::optional<message> m = c.next()) return m;
@@ -141,4 +174,48 @@ TEST(Connection, AMessageThatPassesDescriptorsCannotWaitInABatch) {
   const int passed[1] = {0};
   EXPECT_THROW(c.pool->queue({protocol::kind::task, 1, "x", 0, std::span<const int>(passed, 1)}), protocol_error);
   EXPECT_FALSE(c.pool->has_queued());
+}
+
+TEST(Connection, AWorkerAsleepForItsNextTaskIsNotWokenWhenThePoolReadsItsResult) {
+  two_way_channel c;
+  std::atomic<pid_t> tid{0};
+  std::optional<message> task;
+  std::thread worker([&] {
+    tid = ::gettid();
+    c.worker->send({protocol::kind::result, 1, "a result"});
+    task = c.worker->read_blocking();
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while ((tid == 0 || state_of(tid) != 'S') && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(state_of(tid), 'S') << "the worker never went to sleep for its task";
+  const long before = voluntary_switches(tid);
+  std::optional<message> result = c.pool->read_blocking();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->body->view(), "a result");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(voluntary_switches(tid), before) << "reading the result woke the worker waiting for a task";
+  c.pool->send({protocol::kind::task, 2, "a task"});
+  worker.join();
+  ASSERT_TRUE(task);
+  EXPECT_EQ(task->body->view(), "a task");
+}
+
+TEST(Connection, TwoSocketsCarryOneDirectionEachAndShutDownEndsThePeersRead) {
+  two_way_channel c;
+  c.pool->send({protocol::kind::task, 1, "down the tasks' socket"});
+  std::optional<message> m = next(*c.worker);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->body->view(), "down the tasks' socket");
+  c.worker->queue({protocol::kind::result, 1, "up the results' socket"});
+  EXPECT_EQ(c.worker->flush(), 0u);
+  m = next(*c.pool);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->body->view(), "up the results' socket");
+  std::vector<int> held;
+  c.pool->append_descriptors(held);
+  EXPECT_EQ(held, std::vector<int>{c.pool->out_fd()}) << "a forked worker must close the written socket too";
+  c.pool->shut_down();
+  EXPECT_FALSE(c.worker->read_blocking()) << "a worker reads the end of its tasks once the pool shuts down";
+  EXPECT_THROW(c.worker->send({protocol::kind::result, 2, "x"}), protocol_error);
 }

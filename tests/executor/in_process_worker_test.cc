@@ -24,7 +24,7 @@ TEST(InProcessWorker, AThreadOfThisProcessEndsAsAProcessWouldWithTheLoopsStatus)
   int sv[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
   unique_fd pool_end(sv[0]);
-  in_process_worker worker{unique_fd(sv[1])};
+  in_process_worker worker{unique_fd(sv[1]), unique_fd()};  // one socket both ways
   EXPECT_GT(worker.tid(), 0);
   EXPECT_NE(worker.tid(), ::getpid()) << "its id is its thread's, not the process's";
   unique_fd ended = worker.take_exit_fd();

@@ -57,9 +57,10 @@ bool names(const std::vector<std::string>& env, const std::string& name) {
   return std::any_of(env.begin(), env.end(), [&](const std::string& e) { return e.starts_with(name + "="); });
 }
 
-// Ends the worker by closing the pool's end; its wait status.
+// Ends the worker by closing the pool's ends; its wait status.
 int end_worker(launched_worker& w) {
-  w.socket.reset();
+  w.tasks.reset();
+  w.results.reset();
   EXPECT_TRUE(readable_within(w.pidfd.get(), 10000)) << "the exit descriptor never became readable";
   int status = 0;
   EXPECT_EQ(::waitpid(w.pid, &status, 0), w.pid);
@@ -120,9 +121,11 @@ TEST(Launcher, APluginWorkerStartsWithThePoolsEnvironmentChangedAsAskedAndItsSoc
   ::unsetenv("FERRY_TEST_GONE_A");
   ::unsetenv("FERRY_TEST_KEPT");
   ASSERT_GT(w.pid, 0);
-  ASSERT_TRUE(w.socket && w.pidfd);
-  EXPECT_NE(::fcntl(w.socket.get(), F_GETFL) & O_NONBLOCK, 0) << "the pool's end blocks";
-  EXPECT_NE(::fcntl(w.socket.get(), F_GETFD) & FD_CLOEXEC, 0) << "the pool's end leaks into programs it runs";
+  ASSERT_TRUE(w.tasks && w.results && w.pidfd);
+  for (const ferry::detail::unique_fd* end : {&w.tasks, &w.results}) {
+    EXPECT_NE(::fcntl(end->get(), F_GETFL) & O_NONBLOCK, 0) << "a pool's end blocks";
+    EXPECT_NE(::fcntl(end->get(), F_GETFD) & FD_CLOEXEC, 0) << "a pool's end leaks into programs it runs";
+  }
   std::vector<std::string> seen;
   for (int i = 0; i < 500 && !names(seen, protocol::worker_fd_variable); ++i) {
     seen = environment_of(w.pid);  // until the exec is done
@@ -135,6 +138,7 @@ TEST(Launcher, APluginWorkerStartsWithThePoolsEnvironmentChangedAsAskedAndItsSoc
   parent.append("=").append(std::to_string(::getpid()));
   EXPECT_TRUE(has(seen, parent));
   EXPECT_TRUE(names(seen, protocol::worker_fd_variable));
+  EXPECT_TRUE(names(seen, protocol::results_fd_variable));
   const int status = end_worker(w);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == protocol::protocol_error_status) << status;
 }
@@ -173,7 +177,8 @@ TEST(Launcher, AnInProcessWorkerIsAThreadWhoseEndIsItsExitDescriptor) {
   launched_worker w = launch_worker(ferry::start_method::in_process, "", {}, {});
   ASSERT_NE(w.thread, nullptr);
   EXPECT_EQ(w.pid, w.thread->tid());
-  w.socket.reset();
+  w.tasks.reset();
+  w.results.reset();
   EXPECT_TRUE(readable_within(w.pidfd.get(), 10000));
   const int status = w.thread->join();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == protocol::protocol_error_status) << status;

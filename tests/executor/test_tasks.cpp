@@ -26,6 +26,7 @@
 #include <thread>
 #include <type_traits>
 #include <sstream>
+#include <vector>
 #include <ranges>
 #include <list>
 
@@ -44,22 +45,21 @@ int negate(int x) { return -x; }
 
 bool initializer_ran = false;
 
-// The worker's socket to the pool: its one socket.
-int pool_socket() {
-  int found = -1;
+// The worker's sockets to the pool (it reads tasks on one and writes
+// results to the other): its only two.
+std::vector<int> pool_sockets() {
+  std::vector<int> found;
   if (DIR* d = ::opendir("/proc/self/fd")) {
     while (dirent* e = ::readdir(d)) {
       char target[64] = {};
       const std::string link = std::string("/proc/self/fd/") + e->d_name;
       if (::readlink(link.c_str(), target, sizeof target - 1) > 0 &&
-          std::string_view(target).starts_with("socket:")) {
-        if (found >= 0) throw std::runtime_error("the worker has more than one socket");
-        found = std::atoi(e->d_name);
-      }
+          std::string_view(target).starts_with("socket:"))
+        found.push_back(std::atoi(e->d_name));
     }
     ::closedir(d);
   }
-  if (found < 0) throw std::runtime_error("the worker has no socket");
+  if (found.size() != 2) throw std::runtime_error("the worker has " + std::to_string(found.size()) + " sockets, not 2");
   return found;
 }
 
@@ -546,11 +546,16 @@ namespace test_tasks {
 extern "C" char** environ;
 
 namespace {
-std::string socket_target() {
-  char target[64] = {};
-  const std::string link = "/proc/self/fd/" + std::to_string(pool_socket());
-  if (::readlink(link.c_str(), target, sizeof target - 1) <= 0) throw std::runtime_error("readlink");
-  return target;
+// What the worker's sockets are ("socket:[inode]"), space-separated.
+std::string socket_targets() {
+  std::string out;
+  for (const int fd : pool_sockets()) {
+    char target[64] = {};
+    const std::string link = "/proc/self/fd/" + std::to_string(fd);
+    if (::readlink(link.c_str(), target, sizeof target - 1) <= 0) throw std::runtime_error("readlink");
+    out += (out.empty() ? "" : " ") + std::string(target);
+  }
+  return out;
 }
 }  // namespace
 
@@ -570,7 +575,7 @@ ferry::function<std::string()> shell_descriptors() {
     char buf[256];
     while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
     ::pclose(p);
-    return out + socket_target();
+    return out + socket_targets();
   };
 }
 
@@ -582,21 +587,23 @@ ferry::function<std::string()> spawn_lingering() {
     pid_t pid = 0;
     if (::posix_spawn(&pid, arg0, nullptr, nullptr, argv, environ) != 0)
       throw std::runtime_error("posix_spawn of /bin/sleep");
-    return std::to_string(pid) + " " + socket_target();
+    return std::to_string(pid) + " " + socket_targets();
   };
 }
 
 ferry::function<int(std::string)> sabotage() {
   return [](std::string how) {
     namespace protocol = ferry::detail::protocol;
-    const int fd = pool_socket();
+    // Done to both sockets: the pool reads only the results' one, and what
+    // goes into the other stays unread.
+    const std::vector<int> fds = pool_sockets();
     if (how == "shutdown") {
-      ::shutdown(fd, SHUT_RDWR);
+      for (const int fd : fds) ::shutdown(fd, SHUT_RDWR);
       return 0;
     }
     if (how == "garbage") {
       const std::string junk(200, '\x5a');
-      write_all(fd, junk.data(), junk.size());
+      for (const int fd : fds) write_all(fd, junk.data(), junk.size());
     } else if (how == "forged" || how == "partial_then_die") {
       // A result for task id 1 with a made-up tag and sequence number.
       const std::string body(9, '\0');  // "all items", count 0
@@ -604,7 +611,7 @@ ferry::function<int(std::string)> sabotage() {
       std::string message(reinterpret_cast<const char*>(&h), sizeof h);
       message += body;
       if (how == "partial_then_die") message.resize(30);
-      write_all(fd, message.data(), message.size());
+      for (const int fd : fds) write_all(fd, message.data(), message.size());
       if (how == "partial_then_die") ::raise(SIGKILL);
     } else if (how == "die") {
       ::raise(SIGKILL);

@@ -67,7 +67,7 @@ struct child_worker {
     ::close(settled[0]);
     launched_worker l;
     l.pid = pid;
-    l.socket = unique_fd(sv[0]);
+    l.results = unique_fd(sv[0]);  // and tasks none: one socket for both ways
     l.pidfd = unique_fd(ferry::detail::open_exit_fd(pid, -1));
     l.crash = unique_fd(crash[0]);
     worker_end = unique_fd(sv[1]);

@@ -6,7 +6,7 @@
 //
 // In place of a process's exit it has an exit descriptor (a pipe's read
 // end, readable once the thread has ended) and join(); in place of SIGKILL,
-// the pool shuts its own end of the socket, which ends the thread once its
+// the pool shuts its own ends of the sockets, which ends the thread once its
 // running task, if any, returns.
 #ifndef FERRY_SRC_EXECUTOR_POOL_IN_PROCESS_WORKER_H_
 #define FERRY_SRC_EXECUTOR_POOL_IN_PROCESS_WORKER_H_
@@ -22,10 +22,11 @@ namespace ferry::detail {
 
 class in_process_worker {
  public:
-  // Starts the thread serving on `socket` (the worker's end, owned from
-  // now on). Throws std::system_error if no thread can start.
-  explicit in_process_worker(unique_fd socket);
-  // Joins the thread: the pool's end of the socket must be closed or shut
+  // Starts the thread reading tasks on `tasks` and writing results to
+  // `results` (the worker's ends, owned from now on). Throws
+  // std::system_error if no thread can start.
+  in_process_worker(unique_fd tasks, unique_fd results);
+  // Joins the thread: the pool's ends of the sockets must be closed or shut
   // first, and a running task must return.
   ~in_process_worker();
   in_process_worker(const in_process_worker&) = delete;

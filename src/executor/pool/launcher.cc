@@ -78,24 +78,23 @@ class environment_block {
   std::vector<char*> pointers_;  // into entries_, whose strings do not move once built
 };
 
-pid_t spawn_program(const std::string& program, int child_socket, int child_crash, int child_out,
-                    int child_err, const worker_environment& env) {
-  constexpr int child_fd = protocol::worker_fd;
+pid_t spawn_program(const std::string& program, int child_tasks, int child_results, int child_crash,
+                    int child_out, int child_err, const worker_environment& env) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  if (child_socket == child_fd) {
-    ::fcntl(child_socket, F_SETFD, 0);  // dup2 onto itself would keep close-on-exec
-  } else {
-    posix_spawn_file_actions_adddup2(&actions, child_socket, child_fd);
-  }
-  if (child_crash == protocol::crash_fd) {
-    ::fcntl(child_crash, F_SETFD, 0);
-  } else {
-    posix_spawn_file_actions_adddup2(&actions, child_crash, protocol::crash_fd);
+  for (const auto& [fd, target] : {std::pair{child_tasks, protocol::worker_fd},
+                                  std::pair{child_results, protocol::results_fd},
+                                  std::pair{child_crash, protocol::crash_fd}}) {
+    if (fd == target) {
+      ::fcntl(fd, F_SETFD, 0);  // dup2 onto itself would keep close-on-exec
+    } else {
+      posix_spawn_file_actions_adddup2(&actions, fd, target);
+    }
   }
   if (child_out >= 0) posix_spawn_file_actions_adddup2(&actions, child_out, STDOUT_FILENO);
   if (child_err >= 0) posix_spawn_file_actions_adddup2(&actions, child_err, STDERR_FILENO);
-  environment_block envp(env, {std::string(protocol::worker_fd_variable) + "=" + std::to_string(child_fd),
+  environment_block envp(env, {std::string(protocol::worker_fd_variable) + "=" + std::to_string(protocol::worker_fd),
+                               std::string(protocol::results_fd_variable) + "=" + std::to_string(protocol::results_fd),
                                std::string(protocol::parent_pid_variable) + "=" + std::to_string(::getpid()),
                                std::string(protocol::crash_fd_variable) + "=" + std::to_string(protocol::crash_fd)});
   std::string arg0 = program;
@@ -154,20 +153,24 @@ fd_pair pipe_pair() {
   return {unique_fd(fds[0]), unique_fd(fds[1])};
 }
 
-// A thread of this process serving the worker's end of `socket`.
-launched_worker launch_in_process(fd_pair socket) {
-  ::fcntl(socket.first.get(), F_SETFL, ::fcntl(socket.first.get(), F_GETFL) | O_NONBLOCK);
+void set_non_blocking(const unique_fd& fd) { ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK); }
+
+// A thread of this process serving the worker's ends of `tasks` and `results`.
+launched_worker launch_in_process(fd_pair tasks, fd_pair results) {
+  set_non_blocking(tasks.first);
+  set_non_blocking(results.first);
   launched_worker l;
   try {
-    l.thread = std::make_unique<in_process_worker>(std::move(socket.second));
+    l.thread = std::make_unique<in_process_worker>(std::move(tasks.second), std::move(results.second));
   } catch (const std::system_error& e) {
     errno = e.code().value();
     fail("a thread");
   }
   l.pid = l.thread->tid();
-  l.socket = std::move(socket.first);
+  l.results = std::move(results.first);
+  l.tasks = std::move(tasks.first);
   l.pidfd = l.thread->take_exit_fd();
-  ::fcntl(l.pidfd.get(), F_SETFL, ::fcntl(l.pidfd.get(), F_GETFL) | O_NONBLOCK);
+  set_non_blocking(l.pidfd);
   return l;
 }
 
@@ -178,8 +181,8 @@ launched_worker launch_worker(start_method method, const std::string& program,
                               bool capture_output) {
   // first: the pool's end; second: the worker's. Whatever throws below
   // closes them all.
-  fd_pair socket = socket_pair();
-  if (method == start_method::in_process) return launch_in_process(std::move(socket));
+  fd_pair tasks = socket_pair(), results = socket_pair();
+  if (method == start_method::in_process) return launch_in_process(std::move(tasks), std::move(results));
   fd_pair crash = pipe_pair(), out, err;
   if (capture_output) {
     out = pipe_pair();
@@ -205,17 +208,18 @@ launched_worker launch_worker(start_method method, const std::string& program,
           p->second.reset();
         }
       }
-      socket.first.reset();
+      tasks.first.reset();
+      results.first.reset();
       crash.first.reset();
       for (int fd : close_in_child) ::close(fd);
       environ = child_env.get();
-      serve(socket.second.get(), crash.second.get());
+      serve(tasks.second.get(), results.second.get(), crash.second.get());
     }
   } else {
-    pid = spawn_program(program, socket.second.get(), crash.second.get(), out.second.get(), err.second.get(),
-                        env);
+    pid = spawn_program(program, tasks.second.get(), results.second.get(), crash.second.get(), out.second.get(),
+                        err.second.get(), env);
   }
-  for (fd_pair* p : {&socket, &crash, &out, &err}) p->second.reset();  // the worker's now
+  for (fd_pair* p : {&tasks, &results, &crash, &out, &err}) p->second.reset();  // the worker's now
   unique_fd pidfd(open_exit_fd(pid, crash.first.get()));
   if (!pidfd) {
     const int e = errno;
@@ -224,10 +228,10 @@ launched_worker launch_worker(start_method method, const std::string& program,
     errno = e;
     fail("pidfd_open");  // or, without it, dup of the crash pipe
   }
-  for (fd_pair* p : {&socket, &crash, &out, &err})
-    if (p->first) ::fcntl(p->first.get(), F_SETFL, ::fcntl(p->first.get(), F_GETFL) | O_NONBLOCK);
-  return {pid, std::move(socket.first), std::move(pidfd), std::move(crash.first), std::move(out.first),
-          std::move(err.first), nullptr};
+  for (fd_pair* p : {&tasks, &results, &crash, &out, &err})
+    if (p->first) set_non_blocking(p->first);
+  return {pid, std::move(results.first), std::move(tasks.first), std::move(pidfd), std::move(crash.first),
+          std::move(out.first), std::move(err.first), nullptr};
 }
 
 std::string default_worker_program() {

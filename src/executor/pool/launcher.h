@@ -38,7 +38,13 @@ struct worker_environment {
 
 struct launched_worker {
   pid_t pid = -1;                            // under in_process, the thread's id
-  unique_fd socket;  // the pool's end, non-blocking, close-on-exec
+  // The pool's ends of two socket pairs, one per direction, non-blocking,
+  // close-on-exec: the pool reads results (and all else a worker says) on
+  // `results` and writes tasks on `tasks`. Two pairs, so that a worker
+  // asleep in recvmsg for its next task is not woken each time the pool
+  // reads a result (connection.h).
+  unique_fd results;
+  unique_fd tasks;
   unique_fd pidfd;   // readable when the worker exits
   unique_fd crash;   // the read end of its crash pipe (crash_report.h), non-blocking, close-on-exec
   unique_fd out;     // with capture: the read ends of its stdout and stderr, non-blocking, close-on-exec

@@ -21,7 +21,7 @@ namespace ferry::detail {
 worker_slot::worker_slot(launched_worker launched, std::string_view key, connection::settings settings)
     : pid_(launched.pid),
       thread_(std::move(launched.thread)),
-      channel_(std::move(launched.socket), settings),
+      channel_(std::move(launched.results), std::move(launched.tasks), settings),
       pidfd_(std::move(launched.pidfd)),
       crash_pipe_(std::move(launched.crash)),
       out_(std::move(launched.out)),
@@ -79,7 +79,7 @@ void worker_slot::ask_to_stop(std::uint64_t id) {
   // reader: the write fails with EPIPE and raises SIGPIPE, which must not
   // end the user's program. It is blocked on this thread for the write,
   // and taken if it came. (A pipe, not a socket, whose send could say
-  // MSG_NOSIGNAL: a worker keeps one socket, the pool's channel.)
+  // MSG_NOSIGNAL: a worker keeps two sockets, the pool's channel.)
   sigset_t pipe_signal, before;
   sigemptyset(&pipe_signal);
   sigaddset(&pipe_signal, SIGPIPE);
@@ -178,7 +178,7 @@ void worker_slot::stop() {
     kill_child(pid_, pidfd_.get());
   } else if (channel_.is_open()) {
     // A thread cannot be killed: it ends when its running task returns.
-    ::shutdown(channel_.fd(), SHUT_RDWR);
+    channel_.shut_down();
   }
 }
 

@@ -1,6 +1,7 @@
 // Copyright ferry authors. Internal: one end of the channel between a pool
 // and one of its workers, everything both ends need in one object: the
-// socket it owns, the authentication of its messages, the reader of what
+// sockets it owns (one it reads, one it writes; or one for both), the
+// authentication of its messages, the reader of what
 // arrives, the files it reuses for large bodies, the size above which a
 // body goes in shared memory, and the messages queued to leave in one
 // write. worker_slot (the pool's end) and worker_loop (the worker's) each
@@ -35,21 +36,34 @@ class connection {
     bool reuse_files = false;  // through files reused from message to message (reusable_memory_linux.h)
   };
 
+  // Reads and writes `socket`.
   connection(unique_fd socket, settings s);
+  // Reads `in` and writes `out`, the ends of two socket pairs, each
+  // carrying one direction: read_blocking may then sleep in recvmsg, which
+  // the peer's reading of what this side sent cannot wake (message_io.h).
+  connection(unique_fd in, unique_fd out, settings s);
   // Not movable: the reader keeps a pointer to the authentication.
   connection(const connection&) = delete;
   connection& operator=(const connection&) = delete;
 
-  int fd() const { return socket_.get(); }  // -1 once closed
+  int fd() const { return socket_.get(); }  // what it reads; -1 once closed
+  int out_fd() const { return out_ ? out_.get() : socket_.get(); }  // what it writes
   const settings& current() const { return settings_; }
   bool is_open() const { return static_cast<bool>(socket_); }
-  void close() { socket_.reset(); }
+  void close() {
+    socket_.reset();
+    out_.reset();
+  }
+  // Shuts both directions down, the sockets staying open: the peer reads
+  // the end of the stream, and its writes fail.
+  void shut_down();
 
   // Every message from now on is signed with `key`, as `me`, and every one
   // read must verify under it. Once.
   void authenticate(std::string_view key, channel_auth::side me);
   void configure(settings s);
-  // The reused files' descriptors (a worker started by fork closes them).
+  // The reused files' descriptors (a worker started by fork closes them),
+  // and the written socket's where it is not the read one.
   void append_descriptors(std::vector<int>& out) const;
 
   // Writes `m` now, signed once authenticate was called. Throws
@@ -72,7 +86,7 @@ class connection {
   // what message_reader's calls throw.
   message_reader::fill_result fill() { return reader_.fill(socket_.get()); }
   std::optional<message> next() { return reader_.next(); }
-  std::optional<message> read_blocking() { return reader_.read_blocking(socket_.get()); }
+  std::optional<message> read_blocking() { return reader_.read_blocking(socket_.get(), static_cast<bool>(out_)); }
   // Sleeps until input arrives or `most` passes (wait_for_input in
   // message_io.h); whether it came. A message already buffered is not
   // input: ask next() first.
@@ -81,7 +95,8 @@ class connection {
  private:
   void write(const outgoing& m, channel_auth* auth);
 
-  unique_fd socket_;
+  unique_fd socket_;  // read, and written unless out_ is open
+  unique_fd out_;
   settings settings_;
   std::optional<channel_auth> auth_;
   message_reader reader_;

@@ -140,7 +140,7 @@ message_reader::~message_reader() {
   for (int fd : fds_) ::close(fd);
 }
 
-message_reader::fill_result message_reader::fill(int fd) {
+message_reader::fill_result message_reader::fill(int fd, bool wait) {
   char chunk[64 * 1024];
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * max_fds_per_message)];
   for (;;) {
@@ -150,7 +150,7 @@ message_reader::fill_result message_reader::fill(int fd) {
     msg.msg_iovlen = 1;
     msg.msg_control = control;
     msg.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    const ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | (wait ? 0 : MSG_DONTWAIT));
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return fill_result::nothing;
@@ -231,17 +231,20 @@ std::optional<message> message_reader::next() {
   return message{h, std::move(body)};
 }
 
-std::optional<message> message_reader::read_blocking(int fd) {
+std::optional<message> message_reader::read_blocking(int fd, bool sleep_in_receive) {
   for (;;) {
     if (std::optional<message> m = next()) return m;
-    // Sleeps in poll, for input alone, then reads without blocking. A
-    // reader asleep in recvmsg on a Unix socket is woken too whenever the
-    // peer consumes what this side sent (the kernel tells the socket's
-    // sleepers that there is room to write), so a worker waiting for its
-    // next task was woken for nothing as the pool read each result: one
+    // Where this side also writes, it sleeps in poll, for input alone, then
+    // reads without blocking: asleep in recvmsg, a worker waiting for its
+    // next task was woken for nothing as the pool read each result, one
     // context switch more per task (executor_bench hops).
-    (void)wait_for_input(fd, std::nullopt);
-    if (fill(fd) == fill_result::end) return std::nullopt;
+    fill_result got = fill_result::nothing;
+    if (sleep_in_receive) got = fill(fd, true);  // nothing: fd does not block
+    if (got == fill_result::nothing) {
+      (void)wait_for_input(fd, std::nullopt);
+      got = fill(fd);
+    }
+    if (got == fill_result::end) return std::nullopt;
   }
 }
 

@@ -56,18 +56,22 @@ class message_reader {
   message_reader& operator=(const message_reader&) = delete;
 
   enum class fill_result { data, nothing, end };
-  // One recvmsg on fd that does not wait: data read, nothing to read yet,
-  // or end of stream. Throws protocol_error if the stream ends inside a
-  // message, on a socket error, or when a descriptor sent with the bytes
-  // was dropped.
-  fill_result fill(int fd);
+  // One recvmsg on fd that does not wait (with `wait`, one that sleeps for
+  // input if fd blocks): data read, nothing to read yet, or end of stream.
+  // Throws protocol_error if the stream ends inside a message, on a socket
+  // error, or when a descriptor sent with the bytes was dropped.
+  fill_result fill(int fd, bool wait = false);
   // The next complete message, if buffered. Throws protocol_error for a bad
   // header or a body above the maximum, authentication_failure for a
   // message that does not verify under authenticate_with's channel.
   std::optional<message> next();
   // Blocks until a whole message has arrived; nullopt at a clean end of
-  // stream. It sleeps in poll, woken only when input arrives.
-  std::optional<message> read_blocking(int fd);
+  // stream. It sleeps in poll, woken only when input arrives; with
+  // `sleep_in_receive`, in recvmsg itself, one system call fewer, which
+  // suits only a socket this side never writes to: a reader asleep in
+  // recvmsg is woken too whenever the peer consumes what this side sent
+  // (the kernel tells the socket's sleepers that there is room to write).
+  std::optional<message> read_blocking(int fd, bool sleep_in_receive = false);
 
   void set_max_body(std::size_t max_body) { max_body_ = max_body; }
   // Every message from now on must verify under `auth`, which must outlive

@@ -108,13 +108,17 @@ header read_header(const char* bytes, std::uint64_t max_body);
 
 // --- How a worker process is told it is one -----------------------------
 
-// Environment variables of a spawned worker program: its socket's
-// descriptor number, and the pool's pid (a worker whose parent is already
-// another process exits at once).
+// Environment variables of a spawned worker program: its sockets'
+// descriptor numbers (it reads tasks on one and writes results on the
+// other), and the pool's pid (a worker whose parent is already another
+// process exits at once).
 inline constexpr const char worker_fd_variable[] = "FERRY_WORKER_FD";
+inline constexpr const char results_fd_variable[] = "FERRY_RESULTS_FD";
 inline constexpr const char parent_pid_variable[] = "FERRY_PARENT_PID";
-// The descriptor a spawned worker finds its socket at.
+// The descriptors a spawned worker finds its sockets at: the one it reads
+// tasks from, the one it writes results to.
 inline constexpr int worker_fd = 3;
+inline constexpr int results_fd = 5;
 // The write end of a spawned worker's crash pipe (crash_report.h), and the
 // variable naming it.
 inline constexpr int crash_fd = 4;

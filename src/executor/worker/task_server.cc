@@ -162,10 +162,12 @@ int task_server::serve() {
   } catch (const protocol_error& e) {
     // A socket that is no longer one was closed in this process: by a
     // task (closing every descriptor above 2, say), which the pool says.
-    int type = 0;
-    socklen_t size = sizeof(type);
-    if (::getsockopt(pool_.fd(), SOL_SOCKET, SO_TYPE, &type, &size) != 0 && (errno == EBADF || errno == ENOTSOCK))
-      return protocol::connection_closed_status;
+    for (const int fd : {pool_.fd(), pool_.out_fd()}) {
+      int type = 0;
+      socklen_t size = sizeof(type);
+      if (::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0 && (errno == EBADF || errno == ENOTSOCK))
+        return protocol::connection_closed_status;
+    }
     std::fprintf(stderr, "ferry worker %d: %s\n", static_cast<int>(::getpid()), e.what());
     return protocol::protocol_error_status;
   } catch (const authentication_failure& e) {

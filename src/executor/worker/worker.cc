@@ -45,12 +45,15 @@ void serve_if_worker(int /*argc*/, char** /*argv*/) {
   // Children of the task's own (a subprocess of this program) are not workers.
   const char* crash_text = std::getenv(protocol::crash_fd_variable);
   const int crash_fd = crash_text != nullptr ? std::atoi(crash_text) : -1;
+  const char* results_text = std::getenv(protocol::results_fd_variable);
+  const int results_fd = results_text != nullptr ? std::atoi(results_text) : -1;
   ::unsetenv(protocol::worker_fd_variable);
+  ::unsetenv(protocol::results_fd_variable);
   ::unsetenv(protocol::parent_pid_variable);
   ::unsetenv(protocol::crash_fd_variable);
   detail::die_with_parent();
   if (parent != 0 && ::getppid() != parent) std::_Exit(1);  // the pool died before we got here
-  detail::serve(fd, crash_fd);
+  detail::serve(fd, results_fd, crash_fd);
 }
 
 bool is_worker_process() noexcept { return detail::serving(); }

@@ -95,10 +95,17 @@ std::variant<served_config, int> greet(connection& pool, worker_home home) {
 
 }  // namespace
 
-int worker_loop(int fd, worker_home home) {
+int worker_loop(int fd, int results_fd, worker_home home) {
   if (home == worker_home::pool_process) worker_thread = true;
   // Until the hello says otherwise: a body of up to 4 GiB, inline.
-  connection pool(unique_fd(fd), {std::size_t{1} << 32});
+  const connection::settings first{std::size_t{1} << 32};
+  std::optional<connection> made;
+  if (results_fd >= 0) {
+    made.emplace(unique_fd(fd), unique_fd(results_fd), first);
+  } else {
+    made.emplace(unique_fd(fd), first);
+  }
+  connection& pool = *made;
   std::variant<served_config, int> greeting = greet(pool, home);
   if (const int* status = std::get_if<int>(&greeting)) return *status;
   served_config& config = std::get<served_config>(greeting);
@@ -109,10 +116,11 @@ int worker_loop(int fd, worker_home home) {
   return server.serve();
 }
 
-void serve(int fd, int crash_fd) {
+void serve(int fd, int results_fd, int crash_fd) {
   // Die with the pool: its manager thread started us.
   die_with_parent();
   set_close_on_exec(fd);
+  if (results_fd >= 0) set_close_on_exec(results_fd);
   worker_process = true;
   if (crash_fd >= 0) {
     set_close_on_exec(crash_fd);
@@ -122,7 +130,7 @@ void serve(int fd, int crash_fd) {
   // time, so that a line is whole when it leaves and a crash loses none.
   struct stat out {};
   if (::fstat(STDOUT_FILENO, &out) == 0 && S_ISFIFO(out.st_mode)) std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  const int status = worker_loop(fd);
+  const int status = worker_loop(fd, results_fd);
   std::fflush(nullptr);
   // Not exit(): the program's static destructors belong to the pool's process.
   std::_Exit(status);

@@ -13,7 +13,9 @@ namespace ferry::detail {
 // pool's.
 enum class worker_home { own_process, pool_process };
 
-// Serves the pool on the socket fd, which it owns from now on, and returns
+// Serves the pool on the socket fd, which it owns from now on (reading
+// tasks there, and writing results to `results_fd` where that is not -1,
+// owned too), and returns
 // the exit status the process should end with, one of protocol.h's:
 // served_status when told to exit or when the pool is gone after its
 // hello, start_failed_status when the initializer failed,
@@ -21,13 +23,13 @@ enum class worker_home { own_process, pool_process };
 // protocol error, connection_closed_status when something in this process
 // (a task) closed the socket, and authentication_status after a message
 // that did not verify (tests/executor/worker_loop_test.cc has each).
-int worker_loop(int fd, worker_home home = worker_home::own_process);
+int worker_loop(int fd, int results_fd = -1, worker_home home = worker_home::own_process);
 
 // Turns this process into a worker serving on fd, then ends it with
-// worker_loop's status (never returns). The socket becomes close-on-exec
+// worker_loop's status (never returns). The sockets become close-on-exec
 // first, so that programs a task runs do not hold the pool's channel.
 // `crash_fd`: the write end of the crash pipe (crash_report.h); -1: none.
-[[noreturn]] void serve(int fd, int crash_fd = -1);
+[[noreturn]] void serve(int fd, int results_fd = -1, int crash_fd = -1);
 
 // Whether serve() was called in this process, or this thread serves as an
 // in-process worker.
