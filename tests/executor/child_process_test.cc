@@ -3,7 +3,11 @@
 // Programs that a task runs (exec, system(), popen, posix_spawn) do not
 // inherit the worker's channel to the pool, like Python since PEP 446; a
 // worker whose channel closes while its process lives on is killed, and its
-// task fails with ferry::worker_died_error saying so. Once per start method.
+// task fails with ferry::worker_died_error saying so. Ctrl-C at a terminal
+// (SIGINT to the whole foreground process group) is the program's to
+// handle: its workers and their tasks go on, while programs a task runs
+// still end on it. Once per start method.
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -84,3 +88,52 @@ TEST_F(ChildProcess, GrandchildOutlivingItsTaskDoesNotHoldTheChannel) {
   EXPECT_EQ(held, "") << "the grandchild holds the worker's channel as " << held;
 }
 
+
+TEST_F(ChildProcess, CtrlCReachingAWorkerLeavesItAndItsTaskRunning) {
+  ferry::process_pool pool(ferry_test::options(1));
+  auto f = pool.submit(test_tasks::interrupted_then_pid(), 200);
+  int pid = 0;
+  EXPECT_NO_THROW(pid = get_within(f)) << "a worker died of SIGINT, its task with it";
+  EXPECT_GT(pid, 0);
+  auto again = pool.submit(test_tasks::interrupted_then_pid(), 0);
+  EXPECT_EQ(get_within(again), pid) << "the same worker serves on";
+}
+
+TEST_F(ChildProcess, AProgramATaskRunsStillEndsOnCtrlC) {
+  ferry::process_pool pool(ferry_test::options(1));
+  auto f = pool.submit(test_tasks::interrupted_shell());
+  EXPECT_EQ(get_within(f), SIGINT) << "a program started by a task inherited an ignored SIGINT (-1) or none ended it";
+}
+
+namespace {
+int interrupt_pipe = -1;
+void on_interrupt(int) {
+  const char c = 'x';
+  [[maybe_unused]] const ssize_t n = ::write(interrupt_pipe, &c, 1);
+}
+}  // namespace
+
+TEST_F(ChildProcess, AWorkerDoesNotRunTheProgramsOwnInterruptHandler) {
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), 0);
+  interrupt_pipe = fds[1];
+  struct sigaction sa {}, before {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(::sigaction(SIGINT, &sa, &before), 0);
+  {
+    // Made after the handler: a forked worker starts as a copy of this
+    // process, the handler and the pipe included.
+    ferry::process_pool pool(ferry_test::options(1));
+    auto f = pool.submit(test_tasks::interrupted_then_pid(), 50);
+    EXPECT_GT(get_within(f), 0);
+    ::raise(SIGINT);  // and the program's own handler runs here
+  }
+  ::sigaction(SIGINT, &before, nullptr);
+  ::close(fds[1]);
+  std::string written;
+  char c;
+  while (::read(fds[0], &c, 1) == 1) written += c;
+  ::close(fds[0]);
+  EXPECT_EQ(written, "x") << "the handler ran in this process only once, and never in a worker";
+}

@@ -160,6 +160,33 @@ TEST(ProcessLinux, AChildThatAsksToDieWithItsParentThreadIsKilledWhenItEnds) {
   EXPECT_EQ(WTERMSIG(status), SIGKILL);
 }
 
+TEST(ProcessLinux, AProcessOutlivingTerminalInterruptsCatchesSigintAndAProgramItExecsDoesNot) {
+  int survived[2];
+  ASSERT_EQ(::pipe2(survived, O_CLOEXEC), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ferry::detail::outlive_terminal_interrupt();
+    ::raise(SIGINT);
+    [[maybe_unused]] const ssize_t n = ::write(survived[1], "S", 1);
+    struct sigaction now {};
+    ::sigaction(SIGINT, nullptr, &now);
+    if (now.sa_handler == SIG_IGN || now.sa_handler == SIG_DFL || (now.sa_flags & SA_RESTART) == 0) ::_exit(3);
+    // exec resets a caught signal: the shell dies of its own SIGINT.
+    ::execl("/bin/sh", "sh", "-c", "kill -INT $$; exit 4", static_cast<char*>(nullptr));
+    ::_exit(5);
+  }
+  ::close(survived[1]);
+  char mark = 0;
+  EXPECT_EQ(::read(survived[0], &mark, 1), 1) << "the process died of its own SIGINT";
+  ::close(survived[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exited with " << WEXITSTATUS(status)
+                                   << " (3: SIGINT not caught; 4: the shell ignored it; 5: no exec)";
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+}
+
 TEST(ProcessLinux, ADescriptorShortageSaysWhichLimitWasReachedAndWhatToDo) {
   rlimit limit{};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);

@@ -579,6 +579,35 @@ ferry::function<std::string()> shell_descriptors() {
   };
 }
 
+ferry::function<int(int)> interrupted_then_pid() {
+  return [](int ms) {
+    ::raise(SIGINT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return static_cast<int>(::getpid());
+  };
+}
+
+ferry::function<int()> interrupted_shell() {
+  return [] {
+    char arg0[] = "/bin/sh";
+    char arg1[] = "-c";
+    char arg2[] = "kill -INT $$; sleep 10";
+    char* argv[] = {arg0, arg1, arg2, nullptr};
+    pid_t pid = 0;
+    if (::posix_spawn(&pid, arg0, nullptr, nullptr, argv, environ) != 0) throw std::runtime_error("posix_spawn of sh");
+    int status = 0;
+    for (int waited = 0; ::waitpid(pid, &status, WNOHANG) == 0; ++waited) {
+      if (waited == 1000) {  // 10 s: the shell ignored its SIGINT
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+        return -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  };
+}
+
 ferry::function<std::string()> spawn_lingering() {
   return [] {
     char arg0[] = "/bin/sleep";

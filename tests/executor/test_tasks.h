@@ -117,6 +117,13 @@ ferry::function<int(std::string)> sabotage();
 ferry::function<int(std::string)> exec_program();
 ferry::function<std::string()> shell_descriptors();
 ferry::function<std::string()> spawn_lingering();
+// Ctrl-C at a terminal, as it reaches a worker (SIGINT to its process):
+// interrupted_then_pid raises SIGINT in its worker, sleeps `ms`, and
+// returns the worker's pid; interrupted_shell runs `sh -c` that sends
+// SIGINT to itself and returns the signal that ended the shell (0: none;
+// -1 for a shell that ran on for 10 s and was killed).
+ferry::function<int(int)> interrupted_then_pid();
+ferry::function<int()> interrupted_shell();
 // make_string in a worker that cannot use shared memory (RLIMIT_FSIZE 0).
 ferry::function<std::string(std::size_t)> make_string_without_shared_memory();
 // Shared buffers (docs/api/shared_buffer.md): fill_buffer sets every byte

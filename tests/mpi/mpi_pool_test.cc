@@ -227,6 +227,16 @@ TEST(MpiPool, ACrashReportCrossesToRankZero) {
   EXPECT_NE(std::string(e.what()).find("on host"), std::string::npos) << e.what();
 }
 
+TEST(MpiPool, CtrlCReachingAnAgentsWorkerLeavesItsTaskRunningAndAProgramItRunsEndsOnIt) {
+  ferry::mpi_pool pool(options());
+  auto f = pool.submit(test_tasks::interrupted_then_pid(), 200);
+  int pid = 0;
+  EXPECT_NO_THROW(pid = get_within(f)) << "a worker died of SIGINT, its task with it";
+  EXPECT_GT(pid, 0);
+  auto shell = pool.submit(test_tasks::interrupted_shell());
+  EXPECT_EQ(get_within(shell), SIGINT) << "a program started by a task inherited an ignored SIGINT (-1) or none ended it";
+}
+
 namespace {
 
 // Whether a file under `dir` has the line `line`, waiting up to 10 s:

@@ -94,6 +94,18 @@ std::string descriptor_shortage(int err) {
 
 void die_with_parent() { ::prctl(PR_SET_PDEATHSIG, SIGKILL); }
 
+namespace {
+void on_terminal_interrupt(int) {}
+}  // namespace
+
+void outlive_terminal_interrupt() {
+  struct sigaction sa {};
+  sa.sa_handler = on_terminal_interrupt;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+}
+
 std::uint64_t resident_bytes() {
   std::FILE* f = std::fopen("/proc/self/statm", "re");
   if (f == nullptr) return 0;

@@ -41,6 +41,16 @@ std::string spawn_program_path();
 // ends: a worker dies with its pool's manager thread.
 void die_with_parent();
 
+// Makes this worker process outlive SIGINT, which Ctrl-C at a terminal
+// sends to the whole foreground process group, the pool's workers with the
+// program: the program decides, through its own handler or by dying, which
+// ends its workers (die_with_parent). A handler that does nothing, not
+// SIG_IGN, so that programs a task runs start with SIGINT's default action
+// (exec resets a handled signal, keeps an ignored one) and still end on
+// Ctrl-C; it replaces whatever handler a forked worker inherited from the
+// program. System calls it interrupts restart where they can (SA_RESTART).
+void outlive_terminal_interrupt();
+
 // This process's resident memory, in bytes (/proc/self/statm); 0 if unknown.
 std::uint64_t resident_bytes();
 

@@ -117,8 +117,10 @@ int worker_loop(int fd, int results_fd, worker_home home) {
 }
 
 void serve(int fd, int results_fd, int crash_fd) {
-  // Die with the pool: its manager thread started us.
+  // Die with the pool: its manager thread started us; and leave Ctrl-C to
+  // the pool's program.
   die_with_parent();
+  outlive_terminal_interrupt();
   set_close_on_exec(fd);
   if (results_fd >= 0) set_close_on_exec(results_fd);
   worker_process = true;
