@@ -6,9 +6,13 @@
 // task fails with ferry::worker_died_error saying so. Ctrl-C at a terminal
 // (SIGINT to the whole foreground process group) is the program's to
 // handle: its workers and their tasks go on, while programs a task runs
-// still end on it. Once per start method.
+// still end on it. A worker's stdin is /dev/null, as a child's of Python's
+// multiprocessing: the program's input stays the program's. Once per start
+// method.
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -136,4 +140,58 @@ TEST_F(ChildProcess, AWorkerDoesNotRunTheProgramsOwnInterruptHandler) {
   while (::read(fds[0], &c, 1) == 1) written += c;
   ::close(fds[0]);
   EXPECT_EQ(written, "x") << "the handler ran in this process only once, and never in a worker";
+}
+
+TEST_F(ChildProcess, ATaskReadingStdinFindsItsEndAndTheProgramKeepsItsInput) {
+  int input[2];
+  ASSERT_EQ(::pipe2(input, O_CLOEXEC), 0);
+  const int saved = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 10);
+  ASSERT_GE(saved, 0);
+  ASSERT_EQ(::dup2(input[0], STDIN_FILENO), STDIN_FILENO);  // the program's input: a pipe kept open
+  ::close(input[0]);
+  const std::string line = "for the program\n";
+  ASSERT_EQ(::write(input[1], line.data(), line.size()), static_cast<ssize_t>(line.size()));
+  std::string in_task;
+  {
+    ferry::process_pool pool(ferry_test::options(1));
+    auto f = pool.submit(test_tasks::read_stdin());
+    in_task = get_within(f);
+  }
+  char buf[64] = {};
+  pollfd p{STDIN_FILENO, POLLIN, 0};
+  const ssize_t n = ::poll(&p, 1, 5000) == 1 ? ::read(STDIN_FILENO, buf, sizeof buf) : 0;  // 0: taken
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  ::close(input[1]);
+  EXPECT_EQ(in_task, "<end>") << "the worker read the program's stdin";
+  EXPECT_EQ(std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0), line);
+}
+
+TEST_F(ChildProcess, AProgramWithStdinStdoutAndStderrClosedStartsWorkersThatServe) {
+  const pid_t helper = ::fork();
+  ASSERT_GE(helper, 0);
+  if (helper == 0) {
+    // Its sockets and pipes now take descriptors 0, 1 and 2, the numbers a
+    // worker is given its stdio at.
+    for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) ::close(fd);
+    int code = 1;
+    try {
+      ferry::pool_options o = ferry_test::options(2);
+      o.on_output = [](const ferry::output_line&) {};  // captured: pipes at 1 and 2 too
+      ferry::process_pool pool(o);
+      auto a = pool.submit(test_tasks::add(), 2, 3);
+      auto b = pool.submit(test_tasks::read_stdin());
+      if (a.wait_for(std::chrono::seconds(30)) == std::future_status::ready && a.get() == 5 &&
+          b.wait_for(std::chrono::seconds(30)) == std::future_status::ready && b.get() == "<end>")
+        code = 0;
+      pool.shutdown({.kill_running = true});
+    } catch (...) {
+      code = 2;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(helper, &status, 0), helper);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "status " << status << " (exit 1: a wrong or missing result, 2: an exception)";
 }

@@ -2,6 +2,7 @@
 #include "test_tasks.h"
 
 #include <dirent.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <spawn.h>
@@ -584,6 +585,16 @@ ferry::function<int(int)> interrupted_then_pid() {
     ::raise(SIGINT);
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     return static_cast<int>(::getpid());
+  };
+}
+
+ferry::function<std::string()> read_stdin() {
+  return [] {
+    pollfd p{STDIN_FILENO, POLLIN, 0};
+    if (::poll(&p, 1, 5000) != 1) return std::string("<nothing>");
+    char buf[256];
+    const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    return n <= 0 ? std::string("<end>") : std::string(buf, static_cast<std::size_t>(n));
   };
 }
 

@@ -123,6 +123,9 @@ ferry::function<std::string()> spawn_lingering();
 // SIGINT to itself and returns the signal that ended the shell (0: none;
 // -1 for a shell that ran on for 10 s and was killed).
 ferry::function<int(int)> interrupted_then_pid();
+// What the worker's stdin gives within 5 s: "<end>" at its end, what it
+// read, or "<nothing>" if nothing came.
+ferry::function<std::string()> read_stdin();
 ferry::function<int()> interrupted_shell();
 // make_string in a worker that cannot use shared memory (RLIMIT_FSIZE 0).
 ferry::function<std::string(std::size_t)> make_string_without_shared_memory();

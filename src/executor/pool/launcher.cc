@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <filesystem>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "executor/pool/process_linux.h"
 #include "executor/wire/protocol.h"
@@ -78,21 +80,20 @@ class environment_block {
   std::vector<char*> pointers_;  // into entries_, whose strings do not move once built
 };
 
-pid_t spawn_program(const std::string& program, int child_tasks, int child_results, int child_crash,
-                    int child_out, int child_err, const worker_environment& env) {
+// The worker's ends, each above highest_fixed_fd (lift_above_fixed): one
+// dup2 each onto its fixed number cannot overwrite another. -1: none.
+struct child_ends {
+  int tasks, results, crash, in, out, err;
+};
+
+pid_t spawn_program(const std::string& program, const child_ends& ends, const worker_environment& env) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  for (const auto& [fd, target] : {std::pair{child_tasks, protocol::worker_fd},
-                                  std::pair{child_results, protocol::results_fd},
-                                  std::pair{child_crash, protocol::crash_fd}}) {
-    if (fd == target) {
-      ::fcntl(fd, F_SETFD, 0);  // dup2 onto itself would keep close-on-exec
-    } else {
-      posix_spawn_file_actions_adddup2(&actions, fd, target);
-    }
-  }
-  if (child_out >= 0) posix_spawn_file_actions_adddup2(&actions, child_out, STDOUT_FILENO);
-  if (child_err >= 0) posix_spawn_file_actions_adddup2(&actions, child_err, STDERR_FILENO);
+  for (const auto& [fd, target] :
+       {std::pair{ends.tasks, protocol::worker_fd}, std::pair{ends.results, protocol::results_fd},
+        std::pair{ends.crash, protocol::crash_fd}, std::pair{ends.in, STDIN_FILENO},
+        std::pair{ends.out, STDOUT_FILENO}, std::pair{ends.err, STDERR_FILENO}})
+    if (fd >= 0) posix_spawn_file_actions_adddup2(&actions, fd, target);
   environment_block envp(env, {std::string(protocol::worker_fd_variable) + "=" + std::to_string(protocol::worker_fd),
                                std::string(protocol::results_fd_variable) + "=" + std::to_string(protocol::results_fd),
                                std::string(protocol::parent_pid_variable) + "=" + std::to_string(::getpid()),
@@ -153,6 +154,27 @@ fd_pair pipe_pair() {
   return {unique_fd(fds[0]), unique_fd(fds[1])};
 }
 
+// The highest descriptor number a worker is handed anything at: stdio and
+// protocol.h's.
+constexpr int highest_fixed_fd = std::max({STDERR_FILENO, protocol::worker_fd, protocol::results_fd, protocol::crash_fd});
+
+// Moves a worker's end above highest_fixed_fd. Where the program runs with
+// stdin, stdout or stderr closed, a socket or pipe can get one of the
+// fixed numbers, and the dup2 that puts another end there would close it
+// before it is moved. Throws launch_error.
+void lift_above_fixed(unique_fd& fd) {
+  if (!fd || fd.get() > highest_fixed_fd) return;
+  const int moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, highest_fixed_fd + 1);
+  if (moved < 0) fail("fcntl(F_DUPFD_CLOEXEC)");
+  fd = unique_fd(moved);
+}
+
+// /dev/null for a worker's stdin, as Python's multiprocessing gives its
+// children: a task that reads stdin finds its end at once instead of
+// taking the program's input. None if it cannot be opened (the worker then
+// shares the program's stdin).
+unique_fd null_input() { return unique_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC)); }
+
 void set_non_blocking(const unique_fd& fd) { ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK); }
 
 // A thread of this process serving the worker's ends of `tasks` and `results`.
@@ -188,6 +210,9 @@ launched_worker launch_worker(start_method method, const std::string& program,
     out = pipe_pair();
     err = pipe_pair();
   }
+  unique_fd in = null_input();
+  for (unique_fd* end : {&tasks.second, &results.second, &crash.second, &out.second, &err.second, &in})
+    lift_above_fixed(*end);
   pid_t pid = 0;
   if (method == start_method::fork) {
     environment_block child_env(env, {});
@@ -200,6 +225,8 @@ launched_worker launch_worker(start_method method, const std::string& program,
       // As for a spawned worker; and a handler of the pool's process for
       // SIGCHLD must not reap the children of this worker's tasks.
       ::signal(SIGCHLD, SIG_DFL);
+      if (in) ::dup2(in.get(), STDIN_FILENO);
+      in.reset();
       if (capture_output) {
         ::dup2(out.second.get(), STDOUT_FILENO);
         ::dup2(err.second.get(), STDERR_FILENO);
@@ -216,10 +243,13 @@ launched_worker launch_worker(start_method method, const std::string& program,
       serve(tasks.second.get(), results.second.get(), crash.second.get());
     }
   } else {
-    pid = spawn_program(program, tasks.second.get(), results.second.get(), crash.second.get(), out.second.get(),
-                        err.second.get(), env);
+    pid = spawn_program(program,
+                        {tasks.second.get(), results.second.get(), crash.second.get(), in.get(), out.second.get(),
+                         err.second.get()},
+                        env);
   }
   for (fd_pair* p : {&tasks, &results, &crash, &out, &err}) p->second.reset();  // the worker's now
+  in.reset();
   unique_fd pidfd(open_exit_fd(pid, crash.first.get()));
   if (!pidfd) {
     const int e = errno;

@@ -58,7 +58,7 @@ struct launched_worker {
 // program reads when it loads. A forked child
 // closes `close_in_child` (the pool's other descriptors) before serving.
 // Every worker process starts with SIGCHLD's default action, whatever this
-// process set. Throws launch_error.
+// process set, and with /dev/null as its stdin. Throws launch_error.
 // With `capture_output`, the worker's stdout and stderr are pipes the pool
 // reads (not under in_process: a thread writes to this process's own).
 launched_worker launch_worker(start_method method, const std::string& program,
