@@ -371,11 +371,14 @@ class FERRY_EXECUTOR_EXPORT pool_front {
                     "ranges differs from fn's parameters");
       if constexpr (parameter_count<D> == sizeof...(P))
         return start_map_of<InOrder>(static_cast<const D&>(f), std::move(inputs), options);
+      else
+        return map_refused{};
     } else if constexpr (check_task_callable<D, P...>()) {
       using R = std::invoke_result_t<const D&, P...>;
       return start_map_of<InOrder>(function<R(P...)>(std::forward<F>(f)), std::move(inputs), options);
+    } else {
+      return map_refused{};  // a static_assert has said why
     }
-    // Otherwise a static_assert has said why.
   }
 
   template <bool InOrder, class R, class... P, class View>
@@ -392,6 +395,19 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     else
       return unordered_results<R>(std::move(window));
   }
+
+  // What a map that failed to compile gives, so that neither map's collect
+  // nor a loop over the map adds errors after the static_assert that said
+  // why. Never made in a program that compiles.
+  struct map_refused {
+    struct nothing {
+      template <class T>
+      operator T() const;
+    };
+    const nothing* begin() const { return nullptr; }
+    const nothing* end() const { return nullptr; }
+  };
+  static map_refused collect(map_refused refused) { return refused; }
 
   template <class R>
   static auto collect(ordered_results<R> results) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "executor/internal/config.h"
 #include "executor/events.h"
@@ -105,6 +106,25 @@ constexpr void check_task_signature() {
                 "header first, e.g. #include <cereal/types/list.hpp>)");
 }
 
+// Whether f (of type D) could be called with the parts of an argument of
+// type A, a std::pair, std::tuple or std::array, but not with it whole:
+// Python's starmap, which map does not do.
+template <class D, class A>
+constexpr bool callable_with_parts_of() {
+  using T = std::remove_cvref_t<A>;
+  if constexpr (std::is_invocable_v<const D&, A> || !requires { std::tuple_size<T>::value; }) {
+    return false;
+  } else {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return std::is_invocable_v<const D&, std::tuple_element_t<I, T>...>;
+    }(std::make_index_sequence<std::tuple_size_v<T>>{});
+  }
+}
+template <class D, class... A>
+inline constexpr bool callable_with_parts_only = false;
+template <class D, class A>
+inline constexpr bool callable_with_parts_only<D, A> = callable_with_parts_of<D, A>();
+
 // Whether f (of type D) can run as a task given `A...`: in the worker each
 // argument is a value of its own type, decoded there and passed as an
 // rvalue. Fails to compile, saying what to do, when it cannot; a caller
@@ -114,7 +134,13 @@ template <class D, class... A>
 constexpr bool check_task_callable() {
   static_assert(std::is_invocable_v<const D&, A...> || !mutable_call_only<D>,
                 FERRY_MUTABLE_CALLABLE_MESSAGE("ferry: submit(f, args...) / map(f, inputs)"));
-  static_assert(std::is_invocable_v<const D&, A...> || mutable_call_only<D>,
+  static_assert(!callable_with_parts_only<D, A...>,
+                "ferry: map(f, inputs) / submit(f, arg): f takes the parts of its argument, but a "
+                "std::pair, std::tuple or std::array is passed whole, as one argument, not spread over f's parameters "
+                "(Python's map, not its starmap). Pass one range per parameter, map(f, firsts, seconds), "
+                "which zips them, or map a lambda that takes the whole and calls f: "
+                "[](std::pair<int, int> p) { return f(p.first, p.second); }");
+  static_assert(std::is_invocable_v<const D&, A...> || mutable_call_only<D> || callable_with_parts_only<D, A...>,
                 "ferry: submit(f, args...) / map(f, inputs): f cannot be called with these arguments as "
                 "a task receives them (each a value of its own type, decoded in the worker, passed as "
                 "an rvalue). Check their number and types; a parameter of type T& cannot bind such a "
