@@ -187,6 +187,24 @@ TEST(ProcessLinux, AProcessOutlivingTerminalInterruptsCatchesSigintAndAProgramIt
   EXPECT_EQ(WTERMSIG(status), SIGINT);
 }
 
+TEST(ProcessLinux, UnblockingAllSignalsLeavesTheThreadWithNoneBlocked) {
+  std::vector<int> left{-1};
+  std::thread([&] {
+    sigset_t some;
+    sigemptyset(&some);
+    sigaddset(&some, SIGTERM);
+    sigaddset(&some, SIGUSR2);
+    ::pthread_sigmask(SIG_BLOCK, &some, nullptr);
+    ferry::detail::unblock_all_signals();
+    sigset_t now;
+    ::pthread_sigmask(SIG_BLOCK, nullptr, &now);
+    left.clear();
+    for (int sig = 1; sig < NSIG; ++sig)
+      if (sigismember(&now, sig) == 1) left.push_back(sig);
+  }).join();
+  EXPECT_EQ(left, std::vector<int>{});
+}
+
 TEST(ProcessLinux, ADescriptorShortageSaysWhichLimitWasReachedAndWhatToDo) {
   rlimit limit{};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);

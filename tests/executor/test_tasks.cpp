@@ -588,6 +588,17 @@ ferry::function<int(int)> interrupted_then_pid() {
   };
 }
 
+ferry::function<std::vector<int>()> blocked_signals() {
+  return [] {
+    sigset_t now;
+    ::pthread_sigmask(SIG_BLOCK, nullptr, &now);
+    std::vector<int> blocked;
+    for (int sig = 1; sig < NSIG; ++sig)
+      if (::sigismember(&now, sig) == 1) blocked.push_back(sig);
+    return blocked;
+  };
+}
+
 ferry::function<std::string()> read_stdin() {
   return [] {
     pollfd p{STDIN_FILENO, POLLIN, 0};

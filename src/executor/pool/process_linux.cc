@@ -106,6 +106,12 @@ void outlive_terminal_interrupt() {
   ::sigaction(SIGINT, &sa, nullptr);
 }
 
+void unblock_all_signals() {
+  sigset_t none;
+  sigemptyset(&none);
+  ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
+}
+
 std::uint64_t resident_bytes() {
   std::FILE* f = std::fopen("/proc/self/statm", "re");
   if (f == nullptr) return 0;

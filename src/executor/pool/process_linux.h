@@ -51,6 +51,14 @@ void die_with_parent();
 // program. System calls it interrupts restart where they can (SA_RESTART).
 void outlive_terminal_interrupt();
 
+// Unblocks every signal in the calling thread. A worker is started by the
+// pool's manager thread and would keep its mask, which is the mask of the
+// program's thread that made the pool: a program taking its signals
+// through signalfd or sigwait blocks them everywhere, and then its
+// workers, and every program their tasks ran, could not be ended by
+// SIGTERM or Ctrl-C, nor report a crash through a blocked SIGSEGV.
+void unblock_all_signals();
+
 // This process's resident memory, in bytes (/proc/self/statm); 0 if unknown.
 std::uint64_t resident_bytes();
 

@@ -117,10 +117,11 @@ int worker_loop(int fd, int results_fd, worker_home home) {
 }
 
 void serve(int fd, int results_fd, int crash_fd) {
-  // Die with the pool: its manager thread started us; and leave Ctrl-C to
-  // the pool's program.
+  // Die with the pool: its manager thread started us; leave Ctrl-C to the
+  // pool's program; and block no signal, whatever that thread blocked.
   die_with_parent();
   outlive_terminal_interrupt();
+  unblock_all_signals();
   set_close_on_exec(fd);
   if (results_fd >= 0) set_close_on_exec(results_fd);
   worker_process = true;
