@@ -25,6 +25,7 @@
 
 #include <executor/executor.h>
 
+#include "../temp_dir.h"
 #include "test_harness.h"
 #include "test_tasks.h"
 
@@ -161,6 +162,27 @@ TEST_F(ChildProcess, AWorkerStartsWithNoSignalBlockedWhateverTheProgramBlocks) {
   ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
   EXPECT_EQ(in_worker, std::vector<int>{}) << "the worker kept the program's blocked signals";
   EXPECT_EQ(shell_ended_by, std::to_string(SIGINT)) << "a program the task ran started with SIGINT blocked";
+}
+
+TEST_F(ChildProcess, EveryWorkerRunsWhereThePoolsFirstWorkerStartedThoseStartedLaterToo) {
+  const std::filesystem::path before = std::filesystem::current_path();
+  ferry_test::temp_dir first_in, moved_to;
+  std::string first, replacement;
+  {
+    ferry::process_pool pool(ferry_test::options(1));
+    std::filesystem::current_path(first_in.path());  // workers start at the first task
+    auto f = pool.submit(test_tasks::working_directory());
+    first = get_within(f);
+    std::filesystem::current_path(moved_to.path());
+    auto dies = pool.submit(test_tasks::sabotage(), std::string("die"));
+    ferry_test::expect_error<ferry::worker_died_error>([&] { get_within(dies); });
+    auto g = pool.submit(test_tasks::working_directory());  // on the worker that replaced it
+    replacement = get_within(g);
+  }
+  std::filesystem::current_path(before);
+  const std::string expected = std::filesystem::canonical(first_in.path()).string();
+  EXPECT_EQ(first, expected);
+  EXPECT_EQ(replacement, expected) << "a worker started after the program changed directory ran elsewhere";
 }
 
 TEST_F(ChildProcess, ATaskReadingStdinFindsItsEndAndTheProgramKeepsItsInput) {

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "executor/wire/protocol.h"
+#include "../temp_dir.h"
 #include "out_of_descriptors.h"
 
 namespace {
@@ -171,6 +173,33 @@ TEST(Launcher, AForkedWorkerServesOnItsSocketAndClosesWhatThePoolNames) {
   ::close(extra[0]);
   const int status = end_worker(w);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == protocol::protocol_error_status) << status;
+}
+
+TEST(Launcher, AWorkerStartsInTheDirectoryItIsGivenAndWithNullInputWhereverThePoolIs) {
+  const std::filesystem::path before = std::filesystem::current_path();
+  ferry_test::temp_dir given, elsewhere;
+  ferry::detail::unique_fd dir(::open(given.path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(dir);
+  std::filesystem::current_path(elsewhere.path());
+  for (const auto method : {ferry::start_method::plugin, ferry::start_method::fork}) {
+    ferry::detail::worker_environment env;
+    env.directory = dir.get();
+    launched_worker w = launch_worker(method, FERRY_TEST_WORKER_PROGRAM, env, {dir.get()});
+    std::error_code ec;
+    const std::string proc = "/proc/" + std::to_string(w.pid);
+    const std::filesystem::path expected = std::filesystem::canonical(given.path());
+    std::filesystem::path cwd, in;
+    for (int i = 0; i < 500 && (cwd != expected || in != "/dev/null"); ++i) {  // a forked child gets there itself
+      cwd = std::filesystem::read_symlink(proc + "/cwd", ec);
+      in = std::filesystem::read_symlink(proc + "/fd/0", ec);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_EQ(cwd, expected) << static_cast<int>(method);
+    EXPECT_EQ(in, "/dev/null") << static_cast<int>(method);
+    const int status = end_worker(w);
+    EXPECT_TRUE(WIFEXITED(status)) << status;
+  }
+  std::filesystem::current_path(before);
 }
 
 TEST(Launcher, AnInProcessWorkerIsAThreadWhoseEndIsItsExitDescriptor) {

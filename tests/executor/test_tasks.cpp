@@ -588,6 +588,10 @@ ferry::function<int(int)> interrupted_then_pid() {
   };
 }
 
+ferry::function<std::string()> working_directory() {
+  return [] { return std::filesystem::current_path().string(); };
+}
+
 ferry::function<std::vector<int>()> blocked_signals() {
   return [] {
     sigset_t now;

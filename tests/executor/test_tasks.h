@@ -123,6 +123,8 @@ ferry::function<std::string()> spawn_lingering();
 // SIGINT to itself and returns the signal that ended the shell (0: none;
 // -1 for a shell that ran on for 10 s and was killed).
 ferry::function<int(int)> interrupted_then_pid();
+// The worker's working directory.
+ferry::function<std::string()> working_directory();
 // The signals blocked in the worker's thread that runs the task.
 ferry::function<std::vector<int>()> blocked_signals();
 // What the worker's stdin gives within 5 s: "<end>" at its end, what it

@@ -89,6 +89,9 @@ struct child_ends {
 pid_t spawn_program(const std::string& program, const child_ends& ends, const worker_environment& env) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  // First: the directory's descriptor may have a number that a dup2 below
+  // gives another end.
+  if (env.directory >= 0) posix_spawn_file_actions_addfchdir_np(&actions, env.directory);
   for (const auto& [fd, target] :
        {std::pair{ends.tasks, protocol::worker_fd}, std::pair{ends.results, protocol::results_fd},
         std::pair{ends.crash, protocol::crash_fd}, std::pair{ends.in, STDIN_FILENO},
@@ -225,6 +228,9 @@ launched_worker launch_worker(start_method method, const std::string& program,
       // As for a spawned worker; and a handler of the pool's process for
       // SIGCHLD must not reap the children of this worker's tasks.
       ::signal(SIGCHLD, SIG_DFL);
+      // Where the directory cannot be entered, it stays where the pool's
+      // process is (a spawned one fails to start instead).
+      if (env.directory >= 0 && ::fchdir(env.directory) != 0) errno = 0;
       if (in) ::dup2(in.get(), STDIN_FILENO);
       in.reset();
       if (capture_output) {

@@ -34,6 +34,7 @@ class launch_error : public worker_start_error {
 struct worker_environment {
   std::vector<std::string> unset;            // names, as pool_options::unset_env
   std::map<std::string, std::string> set;    // applied after `unset`
+  int directory = -1;  // where it starts (a directory's descriptor); -1: this process's working directory
 };
 
 struct launched_worker {

@@ -279,13 +279,19 @@ void pool_core::start_failed(const std::string& message, bool lasting) {
 }
 
 void pool_core::start_worker() {
+  if (!start_directory_chosen_) {
+    start_directory_.reset(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    start_directory_chosen_ = true;
+  }
   std::vector<int> inherited{wake_fd_.get()};
+  if (start_directory_) inherited.push_back(start_directory_.get());
   for (const auto& w : workers_) w->append_descriptors(inherited);
   // Read once per worker: cpu_count() reads the cgroup's files.
   std::map<std::string, std::string> env = worker_env();
   launched_worker l;
   try {
-    l = launch_worker(options_.start, program_, {options_.unset_env, env}, inherited, captures_output());
+    l = launch_worker(options_.start, program_, {options_.unset_env, env, start_directory_.get()}, inherited,
+                      captures_output());
   } catch (const launch_error& e) {
     // Out of processes or descriptors, or no program to run. With no worker
     // alive nothing would serve the queue meanwhile, so that fails it too.
