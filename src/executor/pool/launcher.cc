@@ -230,7 +230,7 @@ launched_worker launch_worker(start_method method, const std::string& program,
       ::signal(SIGCHLD, SIG_DFL);
       // Where the directory cannot be entered, it stays where the pool's
       // process is (a spawned one fails to start instead).
-      if (env.directory >= 0 && ::fchdir(env.directory) != 0) errno = 0;
+      if (env.directory >= 0) (void)!::fchdir(env.directory);
       if (in) ::dup2(in.get(), STDIN_FILENO);
       in.reset();
       if (capture_output) {

@@ -279,18 +279,16 @@ void pool_core::start_failed(const std::string& message, bool lasting) {
 }
 
 void pool_core::start_worker() {
-  if (!start_directory_chosen_) {
-    start_directory_.reset(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
-    start_directory_chosen_ = true;
-  }
+  if (!start_directory_) start_directory_.emplace(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  const int directory = start_directory_->get();
   std::vector<int> inherited{wake_fd_.get()};
-  if (start_directory_) inherited.push_back(start_directory_.get());
+  if (directory >= 0) inherited.push_back(directory);
   for (const auto& w : workers_) w->append_descriptors(inherited);
   // Read once per worker: cpu_count() reads the cgroup's files.
   std::map<std::string, std::string> env = worker_env();
   launched_worker l;
   try {
-    l = launch_worker(options_.start, program_, {options_.unset_env, env, start_directory_.get()}, inherited,
+    l = launch_worker(options_.start, program_, {options_.unset_env, env, directory}, inherited,
                       captures_output());
   } catch (const launch_error& e) {
     // Out of processes or descriptors, or no program to run. With no worker

@@ -269,7 +269,6 @@ class pool_core final : public local_pool, private loop_helper {
   const pool_options options_;
   const role role_;
   const std::string program_;  // for spawn and plugin
-
   const std::string key_;      // authenticates every message after the hello
   const worker_slot::limits limits_;
   const worker_slot::message_handler handler_;
@@ -300,9 +299,8 @@ class pool_core final : public local_pool, private loop_helper {
   // The directory this process was in when the pool started its first
   // worker, where every worker starts, those started later (after a death,
   // an idle retirement, a resize) too; none if it could not be opened (they
-  // start where the process is then). The manager's.
-  unique_fd start_directory_;
-  bool start_directory_chosen_ = false;
+  // start where the process is then); unset until then. The manager's.
+  std::optional<unique_fd> start_directory_;
   // The stop target of every task's future (future::cancel(grace)); closed
   // by the destructor, as a future may outlive the pool.
   const std::shared_ptr<stop_inbox> stops_ = std::make_shared<stop_inbox>([this] { wake(); });

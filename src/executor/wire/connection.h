@@ -41,6 +41,7 @@ class connection {
   // Reads `in` and writes `out`, the ends of two socket pairs, each
   // carrying one direction: read_blocking may then sleep in recvmsg, which
   // the peer's reading of what this side sent cannot wake (message_io.h).
+  // An empty `out`: as connection(in, s).
   connection(unique_fd in, unique_fd out, settings s);
   // Not movable: the reader keeps a pointer to the authentication.
   connection(const connection&) = delete;

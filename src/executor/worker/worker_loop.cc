@@ -98,14 +98,8 @@ std::variant<served_config, int> greet(connection& pool, worker_home home) {
 int worker_loop(int fd, int results_fd, worker_home home) {
   if (home == worker_home::pool_process) worker_thread = true;
   // Until the hello says otherwise: a body of up to 4 GiB, inline.
-  const connection::settings first{std::size_t{1} << 32};
-  std::optional<connection> made;
-  if (results_fd >= 0) {
-    made.emplace(unique_fd(fd), unique_fd(results_fd), first);
-  } else {
-    made.emplace(unique_fd(fd), first);
-  }
-  connection& pool = *made;
+  // results_fd -1: an empty out, so fd carries both ways.
+  connection pool(unique_fd(fd), unique_fd(results_fd), {std::size_t{1} << 32});
   std::variant<served_config, int> greeting = greet(pool, home);
   if (const int* status = std::get_if<int>(&greeting)) return *status;
   served_config& config = std::get<served_config>(greeting);
