@@ -108,6 +108,21 @@ TEST(MessageIo, TwoMessagesInOneRead) {
   EXPECT_FALSE(r.next());
 }
 
+TEST(MessageIo, AReadThatTakesLessThanItHadRoomForSaysTheSocketHeldNoMore) {
+  socket_pair s;
+  // More than one read's room (64 KiB): the first read fills it, the last
+  // takes what is left, and only that one is short.
+  const std::string bytes = encoded(protocol::kind::task, 1, std::string(100u << 10, 'x'));
+  ASSERT_EQ(::write(s.a, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));  // the buffer holds it
+  message_reader r(1u << 20);
+  ASSERT_EQ(r.fill(s.b), message_reader::fill_result::data);
+  EXPECT_FALSE(r.last_fill_short()) << "the first read filled its room";
+  ASSERT_EQ(r.fill(s.b), message_reader::fill_result::data);
+  EXPECT_TRUE(r.last_fill_short()) << "the second read took what was left";
+  EXPECT_EQ(r.next()->header.id, 1u);
+  EXPECT_EQ(r.fill(s.b), message_reader::fill_result::nothing);
+}
+
 namespace {
 void on_signal(int) {}
 }  // namespace

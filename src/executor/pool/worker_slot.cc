@@ -270,7 +270,7 @@ void worker_slot::send_nested_result(std::uint64_t id, std::string_view body) {
   }
 }
 
-void worker_slot::read(const message_handler& on_message) {
+void worker_slot::read(const message_handler& on_message, read_until until) {
   if (!channel_.is_open()) return;
   try {
     for (;;) {
@@ -283,6 +283,7 @@ void worker_slot::read(const message_handler& on_message) {
         return;
       }
       if (got == message_reader::fill_result::nothing) return;
+      if (until == read_until::short_read && channel_.last_fill_short()) return;
     }
   } catch (const protocol_error& e) {
     close_channel();
@@ -297,7 +298,7 @@ void worker_slot::read(const message_handler& on_message) {
 
 exit_facts worker_slot::reap(const message_handler& on_message) {
   const std::optional<int> status = thread_ ? std::optional<int>(thread_->join()) : reap_child(pid_, pidfd_.get());
-  read(on_message);  // a result written just before exiting
+  read(on_message, read_until::drained);  // a result written just before exiting
   close_channel();
   pidfd_.reset();
   const std::optional<end_cause> why = cause();

@@ -237,9 +237,14 @@ class worker_slot {
   // Reads what the worker wrote and hands each message to `on_message`,
   // which may throw protocol_error for one it did not expect; that, or an
   // authentication failure, kills the worker and nothing more is read from
-  // it. Returns once nothing more is buffered or the channel ended.
+  // it. Returns once the channel ended, or once a read took less than it
+  // had room for (the socket held no more then): the pool reads after poll
+  // said input came and polls again, which reports what came since, where
+  // a further read would mostly find nothing, a system call per result for
+  // no message. With `read_until::drained`, once a read finds nothing.
   using message_handler = std::function<void(worker_slot&, message&)>;
-  void read(const message_handler& on_message);
+  enum class read_until { short_read, drained };
+  void read(const message_handler& on_message, read_until until = read_until::short_read);
 
   // Its exit became known (the pidfd is readable): reaps it, reading first
   // any result written just before it exited, and returns what the pool

@@ -87,6 +87,7 @@ class connection {
   // what message_reader's calls throw.
   message_reader::fill_result fill() { return reader_.fill(socket_.get()); }
   std::optional<message> next() { return reader_.next(); }
+  bool last_fill_short() const { return reader_.last_fill_short(); }
   std::optional<message> read_blocking() { return reader_.read_blocking(socket_.get(), static_cast<bool>(out_)); }
   // Sleeps until input arrives or `most` passes (wait_for_input in
   // message_io.h); whether it came. A message already buffered is not

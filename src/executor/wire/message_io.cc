@@ -186,6 +186,7 @@ message_reader::fill_result message_reader::fill(int fd, bool wait) {
       consumed_ = 0;
     }
     buffer_.append(chunk, static_cast<std::size_t>(n));
+    last_fill_short_ = static_cast<std::size_t>(n) < sizeof chunk;
     return fill_result::data;
   }
 }

@@ -61,6 +61,12 @@ class message_reader {
   // Throws protocol_error if the stream ends inside a message, on a socket
   // error, or when a descriptor sent with the bytes was dropped.
   fill_result fill(int fd, bool wait = false);
+  // Whether the last fill that read data took less than it had room for:
+  // the socket held no more then (or its next bytes carry descriptors, which
+  // a read does not join to those before). A reader woken by poll, which is
+  // level-triggered, can go back to poll instead of reading once more to
+  // find nothing: poll reports what came since.
+  bool last_fill_short() const { return last_fill_short_; }
   // The next complete message, if buffered. Throws protocol_error for a bad
   // header or a body above the maximum, authentication_failure for a
   // message that does not verify under authenticate_with's channel.
@@ -84,6 +90,7 @@ class message_reader {
   channel_auth* auth_ = nullptr;
   std::string buffer_;
   std::size_t consumed_ = 0;
+  bool last_fill_short_ = false;
   std::deque<int> fds_;  // received with SCM_RIGHTS, in order
   reusable_mappings reusable_;  // the peer's reusable files, mapped
 };
