@@ -75,7 +75,8 @@ TEST_F(Map, ABracedListIsMappedAsAVectorOfItsElements) {
 TEST_F(Map, SeveralRangesAreZippedUpToTheShortestAsPythonsMapZipsThem) {
   ferry::process_pool pool(options(2));
   EXPECT_EQ(test_tasks::zipped_maps(pool), (std::vector<std::string>{"4 10 18", "1a0.5 2b1.5 3c2.5", "100 103 106",
-                                                                     "7x 8y 9z", "p1 q2", "9 18 27", "0 results"}));
+                                                                     "7x 8y 9z", "p1 q2", "9 18 27", "0 results",
+                                                                     "1 4 9"}));
 }
 
 TEST_F(Map, MapRethrowsTheFirstFailureInOrder) {

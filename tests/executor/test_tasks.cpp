@@ -470,6 +470,8 @@ std::vector<std::string> zipped_maps(ferry::detail::pool_front& pool) {
   const ferry::function<int(int, int)> difference = [](int a, int b) { return a - b; };
   out.push_back(line(pool.map(difference, std::vector<int>{10, 20, 30}, xs)));
   out.push_back(std::to_string(pool.map(difference, std::vector<int>{}, xs).size()) + " results");
+  // An endless range zipped with one that ends: map collects, up to the end.
+  out.push_back(line(pool.map([](int i, int x) { return i * x; }, std::views::iota(1), xs)));
   return out;
 }
 

@@ -323,7 +323,8 @@ TEST(MpiPool, AStringLiteralCStringOrStringViewArgumentTravelsAsTheStdStringOfIt
 TEST(MpiPool, SeveralRangesAreZippedUpToTheShortestAsPythonsMapZipsThem) {
   ferry::mpi_pool pool(options());
   EXPECT_EQ(test_tasks::zipped_maps(pool), (std::vector<std::string>{"4 10 18", "1a0.5 2b1.5 3c2.5", "100 103 106",
-                                                                     "7x 8y 9z", "p1 q2", "9 18 27", "0 results"}));
+                                                                     "7x 8y 9z", "p1 q2", "9 18 27", "0 results",
+                                                                     "1 4 9"}));
 }
 
 // As on the process pool (submit_test.cc); the ranks share this host's

@@ -21,6 +21,7 @@
 #include "executor/internal/config.h"
 #include "executor/future.h"
 #include "executor/internal/dependent_task.h"
+#include "executor/internal/endless_range.h"
 #include "executor/internal/map_window.h"
 #include "executor/internal/range_chunks.h"
 #include "executor/internal/retries.h"
@@ -117,12 +118,17 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   // travel as one message each. Waits for all; throws the first failure in
   // input order (what future::get would throw), or what the input's
   // iterator throws, unchanged; either cancels what was not sent yet.
+  // An input the compiler sees never ends (std::views::iota(0), or a
+  // transform or filter of it) fails to compile: map would read it until
+  // memory ran out. map_ordered and map_unordered stream it.
   template <class F, std::ranges::input_range Range>
   auto map(F&& f, Range&& inputs, std::size_t chunksize = 0) {
+    check_ends<Range>();
     return collect(map_ordered(std::forward<F>(f), std::forward<Range>(inputs), chunksize));
   }
   template <class F, std::ranges::input_range Range>
   auto map(F&& f, Range&& inputs, const map_options& options) {
+    check_ends<Range>();
     return collect(map_ordered(std::forward<F>(f), std::forward<Range>(inputs), options));
   }
 
@@ -131,6 +137,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   // (those running finish, and their results are dropped).
   template <class F, std::ranges::input_range Range, class Rep, class Period>
   auto map(F&& f, Range&& inputs, std::size_t chunksize, std::chrono::duration<Rep, Period> timeout) {
+    check_ends<Range>();
     map_options options{.chunksize = chunksize};
     options.timeout = std::chrono::ceil<std::chrono::milliseconds>(timeout);
     return map(std::forward<F>(f), std::forward<Range>(inputs), options);
@@ -192,6 +199,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   //   std::vector<int> sums = pool.map([](int x, int y) { return x + y; }, xs, ys);
   template <class F, std::ranges::input_range A, std::ranges::input_range B, class... More>
   auto map(F&& f, A&& a, B&& b, More&&... more) {
+    check_ends<A, B, More...>();
     return collect(
         map_ordered(std::forward<F>(f), std::forward<A>(a), std::forward<B>(b), std::forward<More>(more)...));
   }
@@ -394,6 +402,18 @@ class FERRY_EXECUTOR_EXPORT pool_front {
       return ordered_results<R>(std::move(window));
     else
       return unordered_results<R>(std::move(window));
+  }
+
+  // map collects every result: one of its inputs must end (zipped, the
+  // shortest ends the map; a chunk size or map_options among Ranges is no
+  // range, and ends nothing).
+  template <class... Ranges>
+  static constexpr void check_ends() {
+    static_assert(!((endless_range<Ranges> || !std::ranges::range<Ranges>) && ...),
+                  "ferry: map(f, inputs) waits for every result and returns them all, and this input never "
+                  "ends (its end is std::unreachable_sentinel): loop over map_ordered(f, inputs) or "
+                  "map_unordered(f, inputs), which stream, and break when you have what you need, or "
+                  "bound the input with std::views::take(n)");
   }
 
   // What a map that failed to compile gives, so that neither map's collect
