@@ -292,6 +292,10 @@ ferry::function<void()> failing_initializer() {
   return [] { throw std::runtime_error("no database"); };
 }
 
+ferry::function<void()> aborting_initializer() {
+  return [] { std::abort(); };
+}
+
 ferry::function<void()> slow_start_while(std::string path) {
   return ferry::closure(
       [](const std::string& p) {

@@ -95,6 +95,7 @@ ferry::function<std::string(std::string)> getenv();
 ferry::function<void()> initializer();                           // sets a flag read by
 ferry::function<bool()> initialized();                           // this one
 ferry::function<void()> failing_initializer();                   // throws "no database"
+ferry::function<void()> aborting_initializer();                  // calls std::abort(), as a failed assert
 ferry::function<void()> slow_start_while(std::string path);      // sleeps 2 s while the file exists
 ferry::function<std::string(std::string)> echo();
 ferry::function<std::size_t(std::string)> length();

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include <csignal>
+#include <cstring>
 #include <string>
 
 #include <executor/errors.h>
@@ -146,6 +147,25 @@ TEST(WorkerExit, AWorkerKilledFromOutsideBeforeItWasReadyMayStartNextTime) {
   const auto why = why_not_started(f);
   ASSERT_TRUE(why.has_value());
   EXPECT_FALSE(why->lasting) << "an OOM kill or an operator's kill is not the program's fault";
+}
+
+// An initializer that called abort() (a failed assert) made every task
+// wait start_retry::start_timeout (30 s) for its error, the pool retrying
+// the start as if another process had killed it.
+TEST(WorkerExit, AWorkerThatCrashedBeforeItWasReadyWillDoSoAgainAndSaysBySignal) {
+  for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGSYS, SIGTRAP}) {
+    exit_facts f = facts(killed_by(sig));
+    f.was_starting = true;
+    const auto why = why_not_started(f);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_TRUE(why->lasting) << strsignal(sig);
+    EXPECT_NE(why->why.find("killed by signal " + std::to_string(sig)), std::string::npos) << why->why;
+  }
+  for (int sig : {SIGKILL, SIGTERM, SIGINT, SIGHUP}) {
+    exit_facts f = facts(killed_by(sig));
+    f.was_starting = true;
+    EXPECT_FALSE(why_not_started(f)->lasting) << strsignal(sig) << " comes from another process";
+  }
 }
 
 TEST(WorkerExit, AWorkerThatExitedByItselfBeforeItWasReadyWillDoSoAgain) {

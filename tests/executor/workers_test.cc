@@ -148,6 +148,20 @@ TEST_F(Workers, FailingInitializerIsAStartError) {
   EXPECT_NE(std::string(e.what()).find("initializer failed: no database"), std::string::npos) << e.what();
 }
 
+// Each task waited 30 s (start_retry::start_timeout) for its error, the
+// pool trying the start again as if another process had killed the worker.
+TEST_F(Workers, AnInitializerThatAbortsFailsEachTaskAtOnceNamingTheSignal) {
+  ferry::pool_options o = options(2);
+  o.initializer = test_tasks::aborting_initializer();
+  ferry::process_pool pool(o);
+  for (int i = 0; i < 2; ++i) {
+    auto f = pool.submit(test_tasks::add(), 1, 1);
+    const auto e = expect_error<ferry::worker_start_error>([&] { get_within(f, 10s); });
+    EXPECT_NE(std::string(e.what()).find("killed by signal 6 (SIGABRT) before it was ready"), std::string::npos)
+        << e.what();
+  }
+}
+
 // A pool resized down while workers start keeps the one that is ready:
 // it retired it once it fell idle, counting the starting ones against the
 // smaller size, and the queue waited for them (each retired in its turn

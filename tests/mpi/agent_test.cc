@@ -144,3 +144,12 @@ TEST(Agent, AFailingInitializerFailsTheTasksAsAStartError) {
   EXPECT_NE(std::string(e.what()).find("no database"), std::string::npos) << e.what();
   EXPECT_NE(std::string(e.what()).find("MPI rank 1"), std::string::npos) << e.what();
 }
+
+TEST(Agent, AnInitializerThatAbortsFailsTheTasksAtOnceAsAStartError) {
+  ferry::mpi_pool_options o = options();
+  o.local.initializer = test_tasks::aborting_initializer();
+  ferry::mpi_pool pool(o);
+  auto f = pool.submit(test_tasks::add(), 1, 2);
+  const auto e = expect_error<ferry::worker_start_error>([&] { get_within(f, std::chrono::seconds(10)); });
+  EXPECT_NE(std::string(e.what()).find("SIGABRT"), std::string::npos) << e.what();
+}

@@ -1,6 +1,7 @@
 // Copyright ferry authors.
 #include "executor/pool/worker_exit.h"
 
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <cstring>
@@ -37,6 +38,21 @@ bool exited_with_code(const std::optional<int>& status, int code) {
 }
 // By itself, with `code`: not killed by the pool for a reason of its own.
 bool exited_with(const exit_facts& f, int code) { return exited_with_code(f.status, code) && f.failure.empty(); }
+
+// A signal the process raises on itself by what its code does: a crash
+// (a bad address, a bad instruction, a division by zero, a forbidden
+// system call, a trap) or abort(), as a failed assert calls it. Another
+// process's signal (SIGKILL from the OOM killer, SIGTERM) says nothing
+// about the next start.
+bool crashed(const std::optional<int>& status) {
+  if (!status || !WIFSIGNALED(*status)) return false;
+  switch (WTERMSIG(*status)) {
+    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGABRT: case SIGSYS: case SIGTRAP:
+      return true;
+    default:
+      return false;
+  }
+}
 }  // namespace
 
 std::exception_ptr running_task_error(const exit_facts& f, const pool_options& limits) {
@@ -68,8 +84,11 @@ std::exception_ptr running_task_error(const exit_facts& f, const pool_options& l
 
 std::optional<start_failure> why_not_started(const exit_facts& f) {
   if (!f.was_starting) return std::nullopt;
-  // One killed by a signal before it was ready may start next time; one
-  // that exited by itself, or whose initializer threw, will not.
+  // One killed by another's signal before it was ready may start next
+  // time; one that exited by itself, crashed (its initializer, say, calling
+  // abort), or whose initializer threw, will most likely end the same way:
+  // retrying it for start_retry::start_timeout kept each task waiting that
+  // long for an error.
   if (exited_with_code(f.status, protocol::no_entry_point_status))
     return start_failure{"the program does not call ferry::serve_if_worker(argc, argv) at the top of main", true};
   if (!f.start_failure.empty()) return start_failure{"its initializer failed: " + f.start_failure, true};
@@ -77,7 +96,7 @@ std::optional<start_failure> why_not_started(const exit_facts& f) {
   // Without a status, as for one that exited by itself: the next start
   // would most likely end the same way, and nothing says otherwise.
   return start_failure{"it " + describe_status(f.status) + " before it was ready",
-                       !f.status || WIFEXITED(*f.status)};
+                       !f.status || WIFEXITED(*f.status) || crashed(f.status)};
 }
 
 }  // namespace ferry::detail

@@ -45,9 +45,9 @@ std::string describe_status(std::optional<int> status);
 std::exception_ptr running_task_error(const exit_facts& facts, const pool_options& limits);
 
 // Why a worker that ended before it was ready could not start, and whether
-// that lasts (a next start would fail the same way: it exited by itself, its
-// initializer threw, its program lacks serve_if_worker); nullopt for a
-// worker that had started.
+// that lasts (a next start would fail the same way: it exited by itself,
+// crashed, its initializer threw, its program lacks serve_if_worker);
+// nullopt for a worker that had started.
 struct start_failure {
   std::string why;
   bool lasting;
