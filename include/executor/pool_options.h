@@ -82,7 +82,8 @@ struct pool_options {
   // docs/performance.md says what it gains and costs.
   std::chrono::microseconds spin = std::chrono::microseconds(0);
   // Told of each task's and worker's events (executor/events.h); unset,
-  // nothing is made or called for them.
+  // nothing is made or called for them. An exception it throws is
+  // dropped, and said once on stderr.
   std::shared_ptr<pool_observer> observer{};
   // Where workers' stdout and stderr go (executor/events.h): as they are,
   // or captured and written line by line, each line prefixed with its
@@ -91,7 +92,8 @@ struct pool_options {
   // arrives.
   output_mode worker_output = output_mode::inherit;
   // When set, workers' output is captured and every line handed here
-  // instead, on the pool's manager thread (keep it short). process_pool
+  // instead, on the pool's manager thread (keep it short; an exception it
+  // throws is dropped, and said once on stderr). process_pool
   // only: an mpi_pool's workers are on other hosts, and its constructor
   // refuses it (use local.worker_output).
   std::function<void(const output_line&)> on_output{};
@@ -101,7 +103,8 @@ struct pool_options {
   // drawing the timeline. Empty: $FERRY_TRACE if set, else nothing. The
   // file's directory is made with the pool; the pool's constructor throws
   // ferry::error if it cannot be (for $FERRY_TRACE: a line on stderr, and
-  // no timeline).
+  // no timeline). A relative path is taken from the directory the program
+  // is in when it makes the pool.
   std::filesystem::path trace{};
   // For start_method::plugin: the worker program. Empty: $FERRY_WORKER, else
   // `ferry-worker` next to the ferry_executor library.

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <iterator>
 #include <mutex>
 #include <regex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -167,6 +169,17 @@ void expect_exceptions_finished_and_deaths_failed(Pool& pool, event_recorder& se
 // A pool's trace (pool_options::trace) in the test's temporary directory:
 // read once the pool has shut down; removed, with its page and its
 // directory, at the end.
+// An observer that throws from every call, counting the tasks' events:
+// the pool must drop what it throws and go on.
+struct throwing_observer : ferry::pool_observer {
+  std::atomic<int> calls{0};
+  void on_task(const ferry::task_event&) override {
+    ++calls;
+    throw std::runtime_error("observer full");
+  }
+  void on_worker(const ferry::worker_event&) override { throw std::logic_error("worker events unwanted"); }
+};
+
 class trace_file {
  public:
   // In a directory of its own, not there yet: the pool makes it.

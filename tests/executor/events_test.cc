@@ -5,6 +5,7 @@
 // retries; workers started, recycled and exited. Run once per start method.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 
 #include <executor/executor.h>
 
+#include "../temp_dir.h"
 #include "test_tasks.h"
 #include "event_recorder.h"
 #include "test_harness.h"
@@ -96,6 +98,58 @@ TEST_F(Events, APoolWhoseTraceCannotBeWrittenIsRefusedWhenItIsMade) {
               std::string::npos)
         << e.what();
   }
+}
+
+// Issue: a relative trace path was written when the pool ended, in the
+// directory the program had moved to by then.
+TEST_F(Events, ARelativeTraceGoesWhereTheProgramWasWhenItMadeThePool) {
+  const std::filesystem::path before = std::filesystem::current_path();
+  ferry_test::temp_dir made_in, moved_to;
+  {
+    std::filesystem::current_path(made_in.path());
+    ferry::pool_options o = ferry_test::options(1);
+    o.trace = "run/trace.json";
+    ferry::process_pool pool(o);
+    std::filesystem::current_path(moved_to.path());
+    auto f = pool.submit(test_tasks::add(), 1, 2);
+    EXPECT_EQ(ferry_test::get_within(f), 3);
+  }
+  std::filesystem::current_path(before);
+  EXPECT_TRUE(std::filesystem::exists(made_in.path() / "run" / "trace.json"));
+  EXPECT_FALSE(std::filesystem::exists(moved_to.path() / "run")) << "written where the program had moved";
+}
+
+// Issue: an observer or an on_output that threw unwound the pool's loop: it
+// failed a task with the callback's exception, then ended the program in
+// std::terminate. What they throw is now dropped and said once on stderr.
+TEST_F(Events, AnObserverOrOnOutputThatThrowsIsDroppedAndThePoolGoesOn) {
+  auto seen = std::make_shared<ferry_test::throwing_observer>();
+  ferry::pool_options o = observed(nullptr, 1);
+  o.observer = seen;
+  int lines = 0;
+  o.on_output = [&](const ferry::output_line&) {
+    ++lines;
+    throw std::runtime_error("sink full");
+  };
+  ::testing::internal::CaptureStderr();
+  {
+    ferry::process_pool pool(o);
+    for (int i = 0; i < 3; ++i) {
+      auto f = pool.submit(test_tasks::print(), std::string("hello"), 1);
+      EXPECT_NO_THROW(ferry_test::get_within(f)) << "task " << i;
+    }
+  }
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(lines, 3);
+  EXPECT_GE(seen->calls.load(), 9) << "submitted, started and finished, three times";
+  // Once per kind of callback in a process: an earlier test may have said it.
+  const auto times = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = err.find(what); at != std::string::npos; at = err.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_LE(times("threw (std::runtime_error: sink full)"), 1u) << err;
+  EXPECT_LE(times("threw (std::runtime_error: observer full)"), 1u) << err;
 }
 
 TEST_F(Events, ARetriedTaskIsToldWithItsNameAndWhyAndItsNextAttemptIsANewTask) {

@@ -646,6 +646,25 @@ TEST(MpiPool, ItsObserverIsToldOfEachTaskOnRankZeroWithItsHostAndItsTimelineHasA
   EXPECT_NE(json.find("\"status\":\"failed\""), std::string::npos);
 }
 
+// As on the process pool (Events.AnObserverOrOnOutputThatThrowsIsDroppedAndThePoolGoesOn):
+// rank 0 tells the observer from its manager and its submitting threads.
+TEST(MpiPool, AnObserverThatThrowsIsDroppedAndThePoolGoesOn) {
+  auto seen = std::make_shared<ferry_test::throwing_observer>();
+  ferry::mpi_pool_options o = options();
+  o.local.observer = seen;
+  ferry::mpi_pool pool(o);
+  for (int i = 0; i < 3; ++i) {
+    auto f = pool.submit(test_tasks::add(), i, 1);
+    EXPECT_EQ(get_within(f), i + 1);
+  }
+  auto dies = pool.submit(test_tasks::crash(), std::string("abort"));
+  expect_error<ferry::worker_died_error>([&] { get_within(dies); });
+  auto after = pool.submit(test_tasks::add(), 2, 2);
+  EXPECT_EQ(get_within(after), 4);
+  pool.shutdown();
+  EXPECT_GE(seen->calls.load(), 15) << "each task told submitted, started and ended";
+}
+
 // As on the process pool (Events.AMapsChunkIsToldAsThrowingOnlyWhenAnInputThrewAndHowMany).
 TEST(MpiPool, AMapsChunkIsToldAsThrowingOnlyWhenAnInputThrewAndHowMany) {
   auto seen = std::make_shared<ferry_test::event_recorder>();

@@ -1,7 +1,8 @@
 // Copyright ferry authors. Internal: the events a pool tells its observer
 // (executor/events.h), made from what the pool holds of a task or a worker.
 // Each call does nothing when nobody listens (a null observer), so that a
-// pool without one pays a test of a pointer per event.
+// pool without one pays a test of a pointer per event. What the observer
+// throws is dropped (core/user_callback.h).
 //
 // Thread-safety: whatever the observer allows (it is told from several
 // threads); these keep no state.
@@ -15,6 +16,7 @@
 #include <string_view>
 
 #include <executor/events.h>
+#include "executor/core/user_callback.h"
 
 namespace ferry::detail {
 
@@ -46,7 +48,7 @@ inline void tell_task(pool_observer* o, task_event::kind what, const task_facts&
   e.threw = items_threw != 0;
   e.items_threw = items_threw;
   e.error = error;
-  o->on_task(e);
+  call_user(user_callback::observer, [&] { o->on_task(e); });
 }
 
 inline void tell_worker(pool_observer* o, worker_event::kind what, int pid, std::string_view why = {},
@@ -58,7 +60,7 @@ inline void tell_worker(pool_observer* o, worker_event::kind what, int pid, std:
   e.host = host;
   e.at = std::chrono::steady_clock::now();
   e.why = why;
-  o->on_worker(e);
+  call_user(user_callback::observer, [&] { o->on_worker(e); });
 }
 
 // What an error says, for a failed event.

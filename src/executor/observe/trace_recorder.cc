@@ -78,6 +78,10 @@ std::shared_ptr<pool_observer> trace_recorder::for_pool(const pool_options& opti
     if (env != nullptr && *env != '\0') path = env;
   }
   if (path.empty()) return options.observer;
+  // A relative path names a place in the directory the program is in now:
+  // written when the pool ends, it followed a chdir() made meanwhile.
+  std::error_code ec;
+  if (std::filesystem::path full = std::filesystem::absolute(path, ec); !ec) path = std::move(full);
   // Known now, not when the pool ends: a long run must not lose its
   // timeline to a directory that was never there.
   if (const std::string why = make_directory_for(path); !why.empty()) {

@@ -19,6 +19,7 @@
 #include <executor/internal/result_items.h>
 #include "executor/pool/launcher.h"
 #include "executor/core/policy_snapshot.h"
+#include "executor/core/user_callback.h"
 #include "executor/pool/process_linux.h"
 #include "executor/worker/inner_threads.h"
 #include "executor/wire/task_exception.h"
@@ -160,7 +161,7 @@ void pool_core::emit_output(const worker_slot& w, int stream, std::string_view t
     line.task = running != nullptr ? running->shown_id() : 0;
     line.name = running != nullptr ? std::string_view(running->name) : std::string_view();
     line.text = text;
-    options_.on_output(line);
+    call_user(user_callback::on_output, [&] { options_.on_output(line); });
     return;
   }
   std::string out = "[";
