@@ -137,9 +137,17 @@ class future {
   // Calls cb(*this) once the task is finished: at once on this thread if it
   // is, else on the thread that reads its result, the pool's manager thread
   // or a thread waiting for one of the pool's futures, which it holds up
-  // (keep cb short).
+  // (keep cb short). An exception cb throws is dropped, and said once on
+  // stderr, as Python's add_done_callback does: on the pool's threads it
+  // has no caller to reach.
   void on_done(std::function<void(const future&)> cb) const {
-    state("future::on_done()").on_done([self = *this, cb = std::move(cb)] { cb(self); });
+    state("future::on_done()").on_done([self = *this, cb = std::move(cb)] {
+      try {
+        cb(self);
+      } catch (...) {
+        detail::drop_on_done_exception(std::current_exception());
+      }
+    });
   }
 
   // Once this future is finished, calls fn(*this) on ferry's continuation

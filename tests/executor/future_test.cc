@@ -53,6 +53,27 @@ TEST_F(Future, WaitingAndCallbacks) {
   EXPECT_EQ(called.load(), 1);
 }
 
+// Issue: a callback that threw on the manager thread failed another task
+// with its exception and shut the pool down; one given to a finished
+// future threw at the caller. Both are now dropped, as Python's
+// add_done_callback drops them, and a second callback still runs.
+TEST_F(Future, ACallbackThatThrowsIsDroppedAndThePoolAndTheOtherCallbacksGoOn) {
+  ferry::process_pool pool(options(1));
+  auto slow = pool.submit(test_tasks::sleep_ms(), 100);
+  std::atomic<int> after{0};
+  slow.on_done([](const ferry::future<int>&) { throw std::runtime_error("callback broke"); });
+  slow.on_done([&](const ferry::future<int>&) { ++after; });
+  auto next = pool.submit(test_tasks::add(), 1, 2);
+  EXPECT_EQ(ferry_test::get_within(next), 3) << "the callback's exception reached another task";
+  EXPECT_GT(ferry_test::get_within(slow), 0);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (after.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(after.load(), 1);
+  EXPECT_NO_THROW(slow.on_done([](const ferry::future<int>&) { throw std::runtime_error("late callback broke"); }));
+  auto last = pool.submit(test_tasks::add(), 2, 2);
+  EXPECT_EQ(ferry_test::get_within(last), 4) << "the pool was shut down";
+}
+
 TEST_F(Future, WaitAnyReturnsTheFirstFinished) {
   ferry::process_pool pool(options(2));
   std::vector<ferry::future<int>> futures = {pool.submit(test_tasks::sleep_ms(), 1500),

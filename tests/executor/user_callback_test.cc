@@ -22,6 +22,7 @@ TEST(UserCallback, WhatACallbackThrowsStaysInTheCallAndIsSaidOncePerKindOfCallba
     });
   }
   call_user(user_callback::observer, [] { throw 42; });
+  call_user(user_callback::on_done, [] { throw std::logic_error("done"); });
   call_user(user_callback::observer, [&] { ++calls; });
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(calls, 4);
@@ -33,5 +34,7 @@ TEST(UserCallback, WhatACallbackThrowsStaysInTheCallAndIsSaidOncePerKindOfCallba
   EXPECT_NE(err.find("ferry: the pool's observer (pool_options::observer) threw (an exception that is not a "
                      "std::exception)"),
             std::string::npos)
+      << err;
+  EXPECT_NE(err.find("ferry: a callback given to future::on_done threw (std::logic_error: done)"), std::string::npos)
       << err;
 }

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -663,6 +664,21 @@ TEST(MpiPool, AnObserverThatThrowsIsDroppedAndThePoolGoesOn) {
   EXPECT_EQ(get_within(after), 4);
   pool.shutdown();
   EXPECT_GE(seen->calls.load(), 15) << "each task told submitted, started and ended";
+}
+
+// As on the process pool (Future.ACallbackThatThrowsIsDroppedAndThePoolAndTheOtherCallbacksGoOn).
+TEST(MpiPool, AnOnDoneCallbackThatThrowsIsDroppedAndThePoolGoesOn) {
+  ferry::mpi_pool pool(options());
+  auto slow = pool.submit(test_tasks::sleep_ms(), 100);
+  std::atomic<int> after{0};
+  slow.on_done([](const ferry::future<int>&) { throw std::runtime_error("callback broke"); });
+  slow.on_done([&](const ferry::future<int>&) { ++after; });
+  EXPECT_GT(get_within(slow), 0);
+  auto next = pool.submit(test_tasks::add(), 1, 2);
+  EXPECT_EQ(get_within(next), 3);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (after.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(after.load(), 1);
 }
 
 // As on the process pool (Events.AMapsChunkIsToldAsThrowingOnlyWhenAnInputThrewAndHowMany).

@@ -114,6 +114,10 @@ FERRY_EXECUTOR_EXPORT std::shared_ptr<future_state> make_future_state();
 // moved from), named by what was called on it.
 [[noreturn]] FERRY_EXECUTOR_EXPORT void throw_no_future_state(const char* call);
 
+// What a callback given to future::on_done threw, which has no caller of
+// the user's to reach: dropped, and said once on stderr.
+FERRY_EXECUTOR_EXPORT void drop_on_done_exception(std::exception_ptr e) noexcept;
+
 // What a future<void> made in this process finishes with (finish_local's
 // value is never null).
 FERRY_EXECUTOR_EXPORT std::shared_ptr<const void> void_value();

@@ -13,11 +13,18 @@ namespace ferry::detail {
 
 namespace {
 
-std::atomic<bool> reported[2] = {false, false};
+std::atomic<bool> reported[3] = {false, false, false};
 
 const char* name_of(user_callback which) {
-  return which == user_callback::observer ? "the pool's observer (pool_options::observer)"
-                                          : "pool_options::on_output";
+  switch (which) {
+    case user_callback::observer:
+      return "the pool's observer (pool_options::observer)";
+    case user_callback::on_output:
+      return "pool_options::on_output";
+    case user_callback::on_done:
+      return "a callback given to future::on_done";
+  }
+  return "a callback";
 }
 
 std::string describe(const std::exception_ptr& e) {

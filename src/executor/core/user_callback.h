@@ -1,6 +1,7 @@
 // Copyright ferry authors. Internal: calling what a user gave a pool to be
-// called back with (an observer's on_task and on_worker, on_output) from a
-// thread of the pool's: its manager, a submitting or waiting thread's pass.
+// called back with (an observer's on_task and on_worker, on_output, a
+// future's on_done) from a thread of the pool's: its manager, a submitting
+// or waiting thread's pass.
 //
 // An exception such a callback throws has no caller of the user's to reach:
 // let through, it unwound the pool's loop, failed a task that had nothing
@@ -19,7 +20,7 @@
 
 namespace ferry::detail {
 
-enum class user_callback { observer, on_output };
+enum class user_callback { observer, on_output, on_done };
 
 // Writes the line saying that `which` threw `e` and that it was dropped,
 // unless one was written for `which` already; whether it wrote it.

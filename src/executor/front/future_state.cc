@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "executor/core/fork_generation.h"
+#include "executor/core/user_callback.h"
 #include "executor/front/continuation_thread.h"
 #include "executor/front/wait_helper.h"
 #include <executor/errors.h>
@@ -91,6 +92,8 @@ bool spin_until(const future_state& s, std::chrono::steady_clock::time_point dea
 }
 
 }  // namespace
+
+void drop_on_done_exception(std::exception_ptr e) noexcept { report_dropped_exception(user_callback::on_done, e); }
 
 std::shared_ptr<future_state> make_future_state() { return std::make_shared<shared_state>(); }
 
