@@ -54,7 +54,9 @@ struct pool_options {
   // Environment variables a worker does not inherit from the pool's
   // process; a name ending in '*' removes every variable it is a prefix of,
   // e.g. "OMPI_*". Applied when the worker starts, before anything of it
-  // runs (spawn, plugin) or right after fork; env is applied after it.
+  // runs (spawn, plugin) or right after fork; env is applied after it. A
+  // name no variable can have (empty, or with '=' or NUL) is refused:
+  // the constructor throws ferry::error.
   std::vector<std::string> unset_env{};
   // The threads each worker's OpenMP and BLAS libraries may start, so that
   // a pool of N workers on C CPUs does not run N x C of them. Unset: C / N

@@ -58,5 +58,22 @@ TEST(OptionChecks, AnEnvironmentNameThatIsNoNameIsRefusedAndNamed) {
   EXPECT_NO_THROW(check_pool_options(fine, "pool_options"));
 }
 
+// Such a name was taken and removed nothing, where the user meant to
+// remove something.
+TEST(OptionChecks, AnUnsetEnvironmentNameThatIsNoNameIsRefusedAndNamed) {
+  for (const std::string& name : {std::string("A=B"), std::string(), std::string("A\0B", 3)}) {
+    pool_options o;
+    o.unset_env = {"OMPI_*", name};
+    const std::string what = ferry_test::message_of<error>(
+        ferry_test::thrown_by([&] { check_pool_options(o, "mpi_pool_options::local"); }));
+    EXPECT_NE(what.find("mpi_pool_options::local::unset_env names the variable '"), std::string::npos)
+        << "name '" << name << "': " << what;
+    EXPECT_NE(what.find("\"*\" removes every variable"), std::string::npos) << what;
+  }
+  pool_options fine;
+  fine.unset_env = {"OMPI_*", "*", "HOME"};
+  EXPECT_NO_THROW(check_pool_options(fine, "pool_options"));
+}
+
 }  // namespace
 }  // namespace ferry::detail
