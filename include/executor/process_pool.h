@@ -73,7 +73,8 @@ class FERRY_EXECUTOR_EXPORT process_pool : public detail::pool_front {
   process_pool& operator=(process_pool&&) noexcept;
 
   std::size_t max_workers() const;
-  // Changes max_workers; surplus idle workers exit, busy ones finish first.
+  // Changes max_workers (0: cpu_count(), as pool_options::max_workers);
+  // surplus idle workers exit, busy ones finish first.
   // Only workers that are ready count as surplus: a worker still starting
   // exits once ready if the pool is still over its size, never one that
   // could serve the queue meanwhile.

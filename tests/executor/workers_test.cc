@@ -148,6 +148,14 @@ TEST_F(Workers, FailingInitializerIsAStartError) {
   EXPECT_NE(std::string(e.what()).find("initializer failed: no database"), std::string::npos) << e.what();
 }
 
+TEST_F(Workers, ResizingToZeroSizesThePoolToItsCpusAsMaxWorkersZeroDoes) {
+  ferry::process_pool pool(options(2));
+  pool.resize(0);
+  EXPECT_EQ(pool.max_workers(), ferry::cpu_count());
+  auto f = pool.submit(test_tasks::add(), 2, 3);
+  EXPECT_EQ(get_within(f, 10s), 5) << "a pool resized to 0 still serves";
+}
+
 // Each task waited 30 s (start_retry::start_timeout) for its error, the
 // pool trying the start again as if another process had killed the worker.
 TEST_F(Workers, AnInitializerThatAbortsFailsEachTaskAtOnceNamingTheSignal) {
