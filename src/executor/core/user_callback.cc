@@ -5,9 +5,9 @@
 
 #include <atomic>
 #include <string>
-#include <typeinfo>
+#include <tuple>
 
-#include "serialize/code/demangle.h"
+#include "executor/wire/task_exception.h"
 
 namespace ferry::detail {
 
@@ -27,22 +27,19 @@ const char* name_of(user_callback which) {
   return "a callback";
 }
 
-std::string describe(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& x) {
-    return demangle(typeid(x).name()) + ": " + x.what();
-  } catch (...) {
-    return "an exception that is not a std::exception";
-  }
-}
-
 }  // namespace
 
 bool report_dropped_exception(user_callback which, const std::exception_ptr& e) noexcept {
   if (reported[static_cast<int>(which)].exchange(true)) return false;
   try {
-    const std::string line = std::string("ferry: ") + name_of(which) + " threw (" + describe(e) +
+    std::string type, what;
+    try {
+      std::rethrow_exception(e);
+    } catch (...) {
+      std::tie(type, what) = describe_current_exception();  // the type as the user wrote it
+    }
+    const std::string thrown = what.empty() ? "an exception of type " + type : type + ": " + what;
+    const std::string line = std::string("ferry: ") + name_of(which) + " threw (" + thrown +
                              "); the pool dropped the exception and goes on, and drops any more it "
                              "throws without a word: catch them in the callback\n";
     // One write: the line does not mix with others.
