@@ -29,7 +29,6 @@
 #include <cstddef>
 #include <exception>
 #include <memory>
-#include <stdexcept>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -81,11 +80,11 @@ struct when_any_result {
 };
 
 // A future finished as soon as one of `futures` is. futures must not be
-// empty (throws std::invalid_argument).
+// empty (throws ferry::error).
 template <class T>
 future<when_any_result<std::vector<future<T>>>> when_any(std::vector<future<T>> futures) {
   using result = when_any_result<std::vector<future<T>>>;
-  if (futures.empty()) throw std::invalid_argument("ferry::when_any: no futures to wait for");
+  if (futures.empty()) throw error("ferry::when_any: no futures to wait for");
   auto any = detail::make_future_state();
   any->start();
   auto held = std::make_shared<const std::vector<future<T>>>(std::move(futures));

@@ -241,7 +241,7 @@ namespace detail {
 template <class Futures>
 void require_some(const Futures& futures, const char* call) {
   if (std::begin(futures) == std::end(futures))
-    throw std::invalid_argument(std::string("ferry::") + call + ": no futures to wait for");
+    throw error(std::string("ferry::") + call + ": no futures to wait for");
 }
 
 // The index of the first finished future, if any is.
@@ -257,7 +257,7 @@ std::optional<std::size_t> first_ready(const Futures& futures) {
 }  // namespace detail
 
 // Waits until one of the futures is finished and returns its index (the
-// lowest-numbered finished one if several are). Throws std::invalid_argument
+// lowest-numbered finished one if several are). Throws ferry::error
 // for no futures, as when_any does (it would wait forever).
 template <class Futures>
 std::size_t wait_any(const Futures& futures) {

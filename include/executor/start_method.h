@@ -41,7 +41,7 @@ enum class start_method {
 FERRY_EXECUTOR_EXPORT const char* to_string(start_method method) noexcept;
 
 // The start method named "spawn", "fork", "plugin" or "in_process". Throws
-// std::invalid_argument, listing the valid names, for any other.
+// ferry::error, listing the valid names, for any other.
 FERRY_EXECUTOR_EXPORT start_method start_method_from_string(std::string_view name);
 
 // The start method named by the environment variable FERRY_START_METHOD, or

@@ -88,7 +88,7 @@ class bound_closure {
 // Returns a shippable callable that calls fn(captures..., args...). Each
 // capture is stored as the type it travels as: a string literal, another
 // C string or a std::string_view as the std::string of its text
-// (std::invalid_argument for a null C string), a std::map's element
+// (ferry::error for a null C string), a std::map's element
 // std::pair<const K, V> as std::pair<K, V>.
 template <class Fn, class... Caps>
 detail::bound_closure<std::decay_t<Fn>, detail::travels_as_t<Caps>...> closure(Fn&& fn, Caps&&... captures) {

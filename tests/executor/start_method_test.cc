@@ -3,12 +3,12 @@
 // Choosing a start method by name (src/executor/front/start_method.cc):
 // from a string, from FERRY_START_METHOD, and the error for a bad name.
 #include <executor/start_method.h>
+#include <serialize/error.h>
 
 #include <stdlib.h>
 
 #include <gtest/gtest.h>
 
-#include <stdexcept>
 #include <string>
 
 TEST(StartMethod, FromString) {
@@ -21,11 +21,11 @@ TEST(StartMethod, FromString) {
     EXPECT_EQ(ferry::start_method_from_string(ferry::to_string(m)), m);
 }
 
-TEST(StartMethod, BadNameListsTheValidOnes) {
+TEST(StartMethod, BadNameIsAFerryErrorListingTheValidOnes) {
   try {
     (void)ferry::start_method_from_string("forkserver");
     FAIL();
-  } catch (const std::invalid_argument& e) {
+  } catch (const ferry::error& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("'forkserver'"), std::string::npos) << what;
     EXPECT_NE(what.find("spawn, fork, plugin and in_process"), std::string::npos) << what;
@@ -38,6 +38,6 @@ TEST(StartMethod, FromEnvironment) {
   ::setenv("FERRY_START_METHOD", "plugin", 1);
   EXPECT_EQ(ferry::start_method_from_env(), ferry::start_method::plugin);
   ::setenv("FERRY_START_METHOD", "nope", 1);
-  EXPECT_THROW(ferry::start_method_from_env(), std::invalid_argument);
+  EXPECT_THROW(ferry::start_method_from_env(), ferry::error);
   ::unsetenv("FERRY_START_METHOD");
 }

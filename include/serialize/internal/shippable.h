@@ -11,7 +11,6 @@
 #define FERRY_SERIALIZE_INTERNAL_SHIPPABLE_H_
 
 #include <concepts>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -65,11 +64,11 @@ template <class A>
 using travels_as_t = typename travels_as<std::decay_t<A>>::type;
 
 // The text of a C string that is to travel; a null pointer has none.
-// Throws std::invalid_argument for one (an argument: its task fails with
+// Throws ferry::error for one (an argument: its task fails with
 // ferry::serialization_error; a closure's capture: ferry::closure throws).
 inline const char* c_string_text(const char* s) {
   if (s == nullptr)
-    throw std::invalid_argument(
+    throw error(
         "ferry: a null const char*: a C string travels as the std::string of its text, and a "
         "null pointer has none; pass a string (an empty one for no text)");
   return s;

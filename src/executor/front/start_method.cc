@@ -2,8 +2,9 @@
 #include <executor/start_method.h>
 
 #include <cstdlib>
-#include <stdexcept>
 #include <string>
+
+#include <serialize/error.h>
 
 namespace ferry {
 
@@ -20,7 +21,7 @@ const char* to_string(start_method method) noexcept {
 start_method start_method_from_string(std::string_view name) {
   for (start_method m : {start_method::spawn, start_method::fork, start_method::plugin, start_method::in_process})
     if (name == to_string(m)) return m;
-  throw std::invalid_argument("ferry: unknown start method '" + std::string(name) +
+  throw error("ferry: unknown start method '" + std::string(name) +
                               "'; the valid names are spawn, fork, plugin and in_process");
 }
 
