@@ -19,7 +19,6 @@
 #include <iterator>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -139,7 +138,11 @@ class future {
   // or a thread waiting for one of the pool's futures, which it holds up
   // (keep cb short). An exception cb throws is dropped, and said once on
   // stderr, as Python's add_done_callback does: on the pool's threads it
-  // has no caller to reach.
+  // has no caller to reach. A wait in cb for an unfinished task of the
+  // same pool (get(), wait(), wait_for with time to wait, wait_any,
+  // as_completed) throws ferry::error: that task finishes only once cb
+  // returns. A future made from such tasks (then(), when_all) cannot say
+  // so, and a wait for it there never ends: chain with then() instead.
   void on_done(std::function<void(const future&)> cb) const {
     state("future::on_done()").on_done([self = *this, cb = std::move(cb)] {
       try {
@@ -232,7 +235,10 @@ template <class Futures>
 std::shared_ptr<finish_queue> watch(const Futures& futures) {
   auto q = make_finish_queue();
   std::size_t i = 0;
-  for (const auto& f : futures) f.on_done([q, index = i++](const auto&) { q->push(index); });
+  for (const auto& f : futures) {
+    f.on_done([q, index = i++](const auto&) { q->push(index); });  // first: throws for an invalid future
+    q->watch(*future_access::state(f));
+  }
   return q;
 }
 }  // namespace detail

@@ -214,7 +214,7 @@ bool mpi_core::help_turn(bool only_when_idle) {
   if (turn_scope::in_any() || !turn_mu_.try_lock()) return false;
   bool left_nothing = false;
   try {
-    turn_scope scope(this);
+    turn_scope scope(this, stops_.get());
     // A shutdown since the last turn leaves this one more: harmless, and
     // it sets closing_ for the next.
     if (!closing_ && (!only_when_idle || rooms_.in_flight() == 0)) {
@@ -447,7 +447,7 @@ void mpi_core::run() {
     turn_outcome out;
     {
       mutex_lock turn(turn_mu_);
-      turn_scope scope(this);
+      turn_scope scope(this, stops_.get());
       out = take_turn();
       if (out.queue.finished) {
         stop_agents(out.queue.kill);

@@ -25,6 +25,7 @@
 
 #include "test_harness.h"
 #include "test_tasks.h"
+#include "waits_in_callbacks.h"
 
 using namespace std::chrono_literals;
 
@@ -72,6 +73,19 @@ TEST_F(Future, ACallbackThatThrowsIsDroppedAndThePoolAndTheOtherCallbacksGoOn) {
   EXPECT_NO_THROW(slow.on_done([](const ferry::future<int>&) { throw std::runtime_error("late callback broke"); }));
   auto last = pool.submit(test_tasks::add(), 2, 2);
   EXPECT_EQ(ferry_test::get_within(last), 4) << "the pool was shut down";
+}
+
+// It waited forever: the pool's loop stopped in the callback, and with it
+// every later task (tests/executor/waits_in_callbacks.h).
+TEST_F(Future, ACallbacksWaitForATaskOfItsOwnPoolThrowsRatherThanWaitingForever) {
+  ferry::process_pool pool(options(1));
+  ferry_test::expect_a_callbacks_wait_for_its_own_pools_task_to_throw(pool);
+}
+
+TEST_F(Future, ACallbackMayWaitForAFinishedTaskOrOneOfAnotherPool) {
+  ferry::process_pool pool(options(1));
+  ferry::process_pool other(options(1));
+  ferry_test::expect_a_callbacks_wait_for_a_finished_task_or_another_pools_to_return(pool, other);
 }
 
 TEST_F(Future, WaitAnyReturnsTheFirstFinished) {

@@ -45,6 +45,7 @@
 #include "../executor/streaming_map.h"
 #include "../executor/test_harness.h"
 #include "../executor/test_tasks.h"
+#include "../executor/waits_in_callbacks.h"
 #include "mpi_test_options.h"
 
 using namespace std::chrono_literals;
@@ -679,6 +680,12 @@ TEST(MpiPool, AnOnDoneCallbackThatThrowsIsDroppedAndThePoolGoesOn) {
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (after.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
   EXPECT_EQ(after.load(), 1);
+}
+
+// As on the process pool (Future.ACallbacksWaitForATaskOfItsOwnPoolThrowsRatherThanWaitingForever).
+TEST(MpiPool, ACallbacksWaitForATaskOfItsOwnPoolThrowsRatherThanWaitingForever) {
+  ferry::mpi_pool pool(options());
+  ferry_test::expect_a_callbacks_wait_for_its_own_pools_task_to_throw(pool);
 }
 
 // As on the process pool (Events.AMapsChunkIsToldAsThrowingOnlyWhenAnInputThrewAndHowMany).

@@ -39,6 +39,10 @@ class FERRY_EXECUTOR_EXPORT stop_target {
   // before it started" (a front that retries, an attempt of which already
   // ran); null for that. Called without the state's lock.
   virtual std::exception_ptr cancel_error() { return nullptr; }
+  // Whether the calling thread runs a pass of the loop that would finish
+  // the task (a future's callback, an observer, called from that pass): a
+  // wait for the task there could never end, as the pass must return first.
+  virtual bool finishes_here() const { return false; }
 
  protected:
   // Out of line: the class's type information then lives in
@@ -89,9 +93,16 @@ class FERRY_EXECUTOR_EXPORT future_state {
   // one they wait for may be among them. These two and on_done throw
   // ferry::error, unless finished, in a process forked from the one that
   // made the state (core/fork_generation.h): nothing there would finish it.
+  // They also throw ferry::error, unless finished or the deadline has
+  // passed, on a thread that runs a pass of the loop that is to finish it
+  // (stop_target::finishes_here), as check_can_wait() does.
   void wait() const;
   bool wait_until(std::chrono::steady_clock::time_point deadline) const;
   bool ready() const;
+  // Whether the state is not finished and the calling thread runs a pass
+  // of the loop that is to finish it: a callback given to on_done, or a
+  // pool_observer, looking at a task of its own pool.
+  bool finishes_here() const;
   // Runs cb once finished: at once on this thread if it is, else on the
   // thread that finishes it (the pool's manager thread, or a thread
   // polling the pool while it waits; keep cb short).
@@ -129,9 +140,15 @@ class FERRY_EXECUTOR_EXPORT finish_queue {
   finish_queue(const finish_queue&) = delete;
   finish_queue& operator=(const finish_queue&) = delete;
 
+  // `s` is one of the states whose indices come (by its on_done), so
+  // that a wait for them where its pool finishes it throws.
+  void watch(const future_state& s);
   void push(std::size_t index);
   // Takes the next finished index, waiting for it without bound, or until
-  // the deadline (nullopt then).
+  // the deadline (nullopt then). Both throw ferry::error where a wait
+  // could never end: none is finished yet, and the calling thread runs a
+  // pass of the loop that is to finish a watched state (as
+  // future_state::wait does).
   std::size_t pop();
   std::optional<std::size_t> pop_until(std::chrono::steady_clock::time_point deadline);
 

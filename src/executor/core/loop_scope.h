@@ -4,11 +4,13 @@
 // The loop calls out while it holds its lock: a future's callbacks, an
 // observer. What they call back into the pool must know it: a future they
 // poll must not run another pass of the loop, a shutdown they call cannot
-// wait for the loop it is in, and the pool's last handle, dropped there,
-// cannot be deleted there (pool_deleter.h).
+// wait for the loop it is in, the pool's last handle, dropped there,
+// cannot be deleted there (pool_deleter.h), and a wait for one of the
+// pool's futures there could never end (the scope marks the pool's
+// stop_inbox, which every future of the pool asks: stop_target::finishes_here).
 //
 //   {
-//     loop_scope<pool_core> scope(this);
+//     loop_scope<pool_core> scope(this, stops_.get());
 //     serve_once(...);
 //   }
 //   if (loop_scope<pool_core>::in(this)) ...
@@ -19,13 +21,18 @@
 #ifndef FERRY_SRC_EXECUTOR_CORE_LOOP_SCOPE_H_
 #define FERRY_SRC_EXECUTOR_CORE_LOOP_SCOPE_H_
 
+#include "executor/core/stop_inbox.h"
+
 namespace ferry::detail {
 
 template <class Core>
 class loop_scope {
  public:
-  // Marks this thread as in `core`'s loop while the scope lives.
-  explicit loop_scope(const Core* core) noexcept : outer_(current_) { current_ = core; }
+  // Marks this thread as in `core`'s loop, whose futures' stop target is
+  // `inbox`, while the scope lives.
+  loop_scope(const Core* core, const stop_inbox* inbox) noexcept : outer_(current_), mark_(inbox) {
+    current_ = core;
+  }
   ~loop_scope() { current_ = outer_; }
   loop_scope(const loop_scope&) = delete;
   loop_scope& operator=(const loop_scope&) = delete;
@@ -38,6 +45,7 @@ class loop_scope {
  private:
   static inline thread_local const Core* current_ = nullptr;
   const Core* outer_;
+  stop_inbox::pass_mark mark_;
 };
 
 }  // namespace ferry::detail

@@ -64,6 +64,20 @@ class stop_inbox final : public stop_target {
     if (helper_ != nullptr) helper_->announce();
   }
 
+  // Marks the thread, while it lives, as running a pass of this inbox's
+  // pool, whose futures it therefore cannot wait for.
+  class pass_mark {
+   public:
+    explicit pass_mark(const stop_inbox* inbox) noexcept : outer_(passing_) { passing_ = inbox; }
+    ~pass_mark() { passing_ = outer_; }
+    pass_mark(const pass_mark&) = delete;
+    pass_mark& operator=(const pass_mark&) = delete;
+
+   private:
+    const stop_inbox* outer_;
+  };
+  bool finishes_here() const override { return passing_ == this; }
+
   void request_stop(std::uint64_t id, std::chrono::milliseconds grace) override {
     mutex_lock lock(mu_);
     if (!wake_) return;
@@ -98,6 +112,7 @@ class stop_inbox final : public stop_target {
   mutex help_mu_;
   loop_helper* helper_ ABSL_GUARDED_BY(help_mu_) = nullptr;
   static inline thread_local const stop_inbox* polling_ = nullptr;  // whose help_wait this thread runs
+  static inline thread_local const stop_inbox* passing_ = nullptr;  // whose pool's pass this thread runs
 };
 
 }  // namespace ferry::detail

@@ -72,12 +72,23 @@ void announce_wait(const shared_state& s) {
   if (std::shared_ptr<stop_target> pool = pool_of(s)) pool->announce_wait();
 }
 
+[[noreturn]] void throw_wait_in_own_pass(const char* call) {
+  throw error(std::string("ferry: ") + call +
+              " waited for a task on the thread that runs its pool's loop: a callback given to on_done, or a "
+              "pool_observer, runs there, and the task cannot finish until it returns, so the wait would never "
+              "end. Chain the work with then(), whose function runs on ferry's continuation thread, or wait "
+              "outside the callback");
+}
+
 // Polls s's pool and yields until s is finished or the spin window or
 // deadline passes; whether it finished. If not, the pool is told that the
-// thread now blocks.
+// thread now blocks. Throws where the thread runs the pass that is to
+// finish s, unless the deadline has passed (wait_for(0s) asks, it does not
+// wait).
 bool spin_until(const future_state& s, std::chrono::steady_clock::time_point deadline) {
   const auto until = std::min(deadline, std::chrono::steady_clock::now() + spin_before_blocking);
   std::shared_ptr<stop_target> pool = pool_of(data(s));
+  if (pool && pool->finishes_here() && until < deadline) throw_wait_in_own_pass("a future's get(), wait() or wait_for()");
   for (;;) {
     if (finished(data(s))) return true;
     if (pool) {
@@ -260,6 +271,11 @@ bool future_state::wait_until(std::chrono::steady_clock::time_point deadline) co
   return true;
 }
 
+bool future_state::finishes_here() const {
+  const std::shared_ptr<stop_target> pool = pool_of(data(*this));
+  return pool != nullptr && pool->finishes_here();
+}
+
 bool future_state::ready() const {
   // The state's lock once, and once more after polling the pool.
   const shared_state& s = data(*this);
@@ -313,13 +329,38 @@ class index_queue final : public finish_queue {
   mutex mu;
   std::condition_variable cv;
   std::deque<std::size_t> finished ABSL_GUARDED_BY(mu);
+  // The pools that finish the watched states, each once in a row (a wait
+  // is most often for the tasks of one pool).
+  std::vector<std::shared_ptr<stop_target>> pools ABSL_GUARDED_BY(mu);
 };
 
 index_queue& data(finish_queue& q) { return static_cast<index_queue&>(q); }
 
+// Throws where the calling thread runs the pass that is to finish one of
+// q's states, and none has finished: the wait would never end.
+void check_can_wait(index_queue& q, std::chrono::steady_clock::time_point deadline) {
+  std::vector<std::shared_ptr<stop_target>> pools;
+  {
+    mutex_lock lock(q.mu);
+    if (!q.finished.empty()) return;
+    pools = q.pools;
+  }
+  if (std::chrono::steady_clock::now() >= deadline) return;
+  for (const auto& pool : pools)
+    if (pool->finishes_here()) throw_wait_in_own_pass("wait_any, wait_all_or_first_exception or as_completed");
+}
+
 }  // namespace
 
 std::shared_ptr<finish_queue> make_finish_queue() { return std::make_shared<index_queue>(); }
+
+void finish_queue::watch(const future_state& s) {
+  std::shared_ptr<stop_target> pool = pool_of(data(s));
+  if (pool == nullptr) return;
+  index_queue& q = data(*this);
+  mutex_lock lock(q.mu);
+  if (q.pools.empty() || q.pools.back() != pool) q.pools.push_back(std::move(pool));
+}
 
 void finish_queue::push(std::size_t index) {
   index_queue& q = data(*this);
@@ -330,6 +371,7 @@ void finish_queue::push(std::size_t index) {
 
 std::size_t finish_queue::pop() {
   index_queue& q = data(*this);
+  check_can_wait(q, std::chrono::steady_clock::time_point::max());
   if (wait_helper* h = this_thread_helper)
     h->help_until([&q] {
       mutex_lock lock(q.mu);
@@ -344,6 +386,7 @@ std::size_t finish_queue::pop() {
 
 std::optional<std::size_t> finish_queue::pop_until(std::chrono::steady_clock::time_point deadline) {
   index_queue& q = data(*this);
+  check_can_wait(q, deadline);
   if (wait_helper* h = this_thread_helper)
     h->help_until([&q] {
       mutex_lock lock(q.mu);

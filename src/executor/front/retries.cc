@@ -41,6 +41,13 @@ struct attempts final : stop_target {
         "(or is stopped, with cancel(grace)), its result dropped, and no other is sent"));
   }
 
+  // Where the running attempt's pool runs its loop. (Between an attempt's
+  // end and the next one's start, the continuation thread has the task.)
+  bool finishes_here() const override {
+    const std::shared_ptr<future_state> attempt = current.load();
+    return attempt != nullptr && attempt->finishes_here();
+  }
+
   std::shared_ptr<task_queue> queue;  // null once the last attempt ended
   send_attempt send;
   std::shared_ptr<future_state> out = make_future_state();

@@ -776,7 +776,7 @@ bool pool_core::pass(std::optional<clock::duration> most) {
   if (stopped_) return false;
   bool more = false;
   {
-    pass_scope scope(this);
+    pass_scope scope(this, stops_.get());
     try {
       more = serve_once(most);
     } catch (...) {
@@ -915,7 +915,7 @@ bool pool_core::run_helping_pass(bool only_when_idle) {
   };
   const bool ran = !stopped_ && (only_when_idle ? all_idle() : queue_empty());
   if (ran) {
-    pass_scope scope(this);
+    pass_scope scope(this, stops_.get());
     try {
       ++passes_;
       dispatch(true);
