@@ -26,6 +26,7 @@
 
 #include "executor/errors.h"
 #include "executor/internal/continuation.h"
+#include "executor/internal/deadline.h"
 #include "executor/internal/future_state.h"
 #include "executor/internal/result_items.h"
 
@@ -107,9 +108,12 @@ class future {
 
   void wait() const { state("future::wait()").wait(); }
 
+  // Any duration, a floating one included; one too long to add to the
+  // clock's now (milliseconds::max()) waits without limit, as every
+  // timeout of ferry's does (executor/internal/deadline.h).
   template <class Rep, class Period>
   std::future_status wait_for(const std::chrono::duration<Rep, Period>& timeout) const {
-    const bool done = state("future::wait_for()").wait_until(std::chrono::steady_clock::now() + timeout);
+    const bool done = state("future::wait_for()").wait_until(detail::deadline_after(timeout));
     return done ? std::future_status::ready : std::future_status::timeout;
   }
 
@@ -222,7 +226,7 @@ void wait_all(const Futures& futures) {
 // whether all are finished.
 template <class Futures, class Rep, class Period>
 bool wait_all(const Futures& futures, const std::chrono::duration<Rep, Period>& timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = detail::deadline_after(timeout);
   for (const auto& f : futures)
     if (f.wait_for(deadline - std::chrono::steady_clock::now()) != std::future_status::ready)
       return false;
@@ -278,7 +282,7 @@ std::optional<std::size_t> wait_any(const Futures& futures,
                                     const std::chrono::duration<Rep, Period>& timeout) {
   detail::require_some(futures, "wait_any");
   if (const auto ready = detail::first_ready(futures)) return ready;
-  return detail::watch(futures)->pop_until(std::chrono::steady_clock::now() + timeout);
+  return detail::watch(futures)->pop_until(detail::deadline_after(timeout));
 }
 
 namespace detail {
@@ -308,7 +312,7 @@ std::size_t wait_all_or_first_exception(const Futures& futures) {
 template <class Futures, class Rep, class Period>
 std::optional<std::size_t> wait_all_or_first_exception(const Futures& futures,
                                                        const std::chrono::duration<Rep, Period>& timeout) {
-  return detail::first_exception(futures, std::chrono::steady_clock::now() + timeout);
+  return detail::first_exception(futures, detail::deadline_after(timeout));
 }
 
 // The futures in the order they finish, lazily: iterating blocks until the

@@ -11,6 +11,7 @@
 #include "executor/core/loop_scope.h"
 #include "executor/core/option_checks.h"
 #include <executor/errors.h>
+#include <executor/internal/deadline.h>
 #include <executor/internal/result_items.h>
 #include "executor/core/task_events.h"
 #include "mpi/mpi_job.h"
@@ -348,7 +349,7 @@ void mpi_core::check_agents() {
   const auto now = std::chrono::steady_clock::now();
   bool any_left = false;
   for (agent& a : agents_) {
-    if (!a.lost && now - a.last_heard > options_.agent_timeout) {
+    if (!a.lost && now > later_by(a.last_heard, options_.agent_timeout)) {
       a.lost = true;
       rooms_.set_lost(index_of(a));
       const auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(now - a.last_heard);

@@ -13,10 +13,12 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <executor/executor.h>
 
+#include "long_durations.h"
 #include "test_harness.h"
 #include "test_tasks.h"
 
@@ -164,6 +166,26 @@ TEST_F(TaskOptions, ATasksOwnTimeoutReplacesThePools) {
 // A timeout of 0 ms killed the task's worker before the task could run,
 // and failed it with "ran longer than its timeout of 0 ms"; negative ones
 // the same. Now refused where it is given, and the pool goes on.
+// Each wrapped into the past: the task was killed as it started, the wait
+// ended at once (tests/executor/long_durations.h).
+TEST_F(TaskOptions, TheLongestTimeoutsGracesAndWaitsMeanNoLimit) {
+  ferry::process_pool pool(options(2));
+  ferry_test::expect_the_longest_durations_to_mean_no_limit(pool);
+}
+
+// The worker was retired as soon as it was idle, and its task killed.
+TEST_F(TaskOptions, ThePoolsLongestTaskAndIdleTimeoutsMeanNoLimit) {
+  ferry::pool_options o = options(1);
+  o.task_timeout = std::chrono::milliseconds::max();
+  o.idle_timeout = std::chrono::milliseconds::max();
+  ferry::process_pool pool(o);
+  auto f = pool.submit(test_tasks::sleep_ms(), 100);
+  const int pid = get_within(f);
+  EXPECT_GT(pid, 0);
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(pool.worker_pids(), std::vector<int>{pid}) << "the idle worker was retired";
+}
+
 TEST_F(TaskOptions, ATimeoutOfZeroOrLessIsRefusedNamingTheOption) {
   ferry::process_pool pool(options(1));
   for (const auto timeout : {0ms, -5ms}) {

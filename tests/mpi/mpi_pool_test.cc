@@ -39,6 +39,7 @@
 #include "../executor/actors.h"
 #include "../executor/event_recorder.h"
 #include "../executor/kill_storm.h"
+#include "../executor/long_durations.h"
 #include "../executor/nested_tasks.h"
 #include "../executor/openmp_tasks.h"
 #include "../executor/priorities.h"
@@ -680,6 +681,20 @@ TEST(MpiPool, AnOnDoneCallbackThatThrowsIsDroppedAndThePoolGoesOn) {
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (after.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
   EXPECT_EQ(after.load(), 1);
+}
+
+// As on the process pool (TaskOptions.TheLongestTimeoutsGracesAndWaitsMeanNoLimit), and an
+// agent_timeout of the longest, which declared every agent lost at its first look.
+TEST(MpiPool, TheLongestTimeoutsGracesAndWaitsMeanNoLimit) {
+  ferry::mpi_pool_options o = options();
+  o.agent_timeout = std::chrono::milliseconds::max();
+  o.local.task_timeout = std::chrono::milliseconds::max();
+  o.local.idle_timeout = std::chrono::milliseconds::max();
+  ferry::mpi_pool pool(o);
+  ferry_test::expect_the_longest_durations_to_mean_no_limit(pool);
+  std::this_thread::sleep_for(1500ms);  // past a heartbeat: an agent thought lost fails the next task
+  auto f = pool.submit(test_tasks::add(), 1, 2);
+  EXPECT_EQ(get_within(f), 3);
 }
 
 // As on the process pool (Future.ACallbacksWaitForATaskOfItsOwnPoolThrowsRatherThanWaitingForever).

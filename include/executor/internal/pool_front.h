@@ -19,6 +19,7 @@
 
 #include "executor/actor.h"
 #include "executor/internal/config.h"
+#include "executor/internal/deadline.h"
 #include "executor/future.h"
 #include "executor/internal/dependent_task.h"
 #include "executor/internal/endless_range.h"
@@ -139,7 +140,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   auto map(F&& f, Range&& inputs, std::size_t chunksize, std::chrono::duration<Rep, Period> timeout) {
     check_ends<Range>();
     map_options options{.chunksize = chunksize};
-    options.timeout = std::chrono::ceil<std::chrono::milliseconds>(timeout);
+    options.timeout = saturating_milliseconds(timeout);
     return map(std::forward<F>(f), std::forward<Range>(inputs), options);
   }
 

@@ -1,5 +1,6 @@
 // Copyright ferry authors.
 #include <executor/internal/map_window.h>
+#include <executor/internal/deadline.h>
 
 #include <unistd.h>
 
@@ -220,7 +221,7 @@ map_window::map_window(std::unique_ptr<chunk_source> source, const map_options& 
   s_->rule.input_size = input_size;
   s_->max_in_flight =
       options.max_chunks_in_flight != 0 ? options.max_chunks_in_flight : 4 * s_->rule.workers;
-  if (options.timeout) s_->deadline = clock::now() + *options.timeout;
+  if (options.timeout) s_->deadline = deadline_after(*options.timeout);
   s_->stop_running = options.stop_running;
   if (options.progress) s_->bar.emplace(STDERR_FILENO, input_size);
   s_->top_up();

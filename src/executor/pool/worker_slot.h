@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include <executor/internal/deadline.h>
 #include <executor/internal/future_state.h>
 #include "executor/wire/connection.h"
 #include "executor/observe/output_lines.h"
@@ -171,11 +172,11 @@ class worker_slot {
     for (std::size_t i = 0; phase_ == phase::busy && i < running_; ++i) {
       const pool_task& t = in_flight_[i];
       const auto timeout = t.timeout ? t.timeout : l.task_timeout;
-      if (timeout) f(deadline::task_timeout, t.running_since + *timeout);
-      if (t.stop_asked) f(deadline::stop_grace, std::max(t.running_since, *t.stop_asked) + t.stop_grace);
+      if (timeout) f(deadline::task_timeout, later_by(t.running_since, *timeout));
+      if (t.stop_asked) f(deadline::stop_grace, later_by(std::max(t.running_since, *t.stop_asked), t.stop_grace));
     }
     // One that holds an actor's object is kept, idle or not.
-    if (phase_ == phase::idle && actors_ == 0) f(deadline::idle_timeout, since_ + l.idle_timeout);
+    if (phase_ == phase::idle && actors_ == 0) f(deadline::idle_timeout, later_by(since_, l.idle_timeout));
   }
 
   // The actors bound to it (executor/actor.h): while it holds any, the
