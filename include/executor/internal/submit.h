@@ -152,7 +152,12 @@ constexpr bool check_task_callable() {
                   "ferry: submit(f, args...) / map(f, inputs): f returns a reference, and what it refers "
                   "to stays in the worker's memory: return the value instead (a return type without &, "
                   "`-> std::string` say, or plain `auto`); the result is copied into the message either way");
-    return !std::is_reference_v<std::invoke_result_t<const D&, A...>>;
+    using R = std::invoke_result_t<const D&, A...>;
+    static_assert(!std::is_pointer_v<R>,
+                  "ferry: submit(f, args...) / map(f, inputs): f returns a pointer, and what it points to "
+                  "stays in the worker's memory: return the value instead, or a std::unique_ptr or "
+                  "std::shared_ptr, which carries what it owns (for a C string, return std::string)");
+    return !std::is_reference_v<R> && !std::is_pointer_v<R>;
   } else {
     return false;
   }

@@ -89,9 +89,11 @@ travels_as_t<A> as_travelling(A&& value) {
 }
 
 // A value that can travel: an argument, a result, a capture of
-// ferry::closure.
+// ferry::closure. Not a pointer, which cereal's traits accept and its
+// static_assert then refuses, in words about cereal rather than the task.
 template <class T>
 inline constexpr bool serializable_value =
+    !std::is_pointer_v<T> && !std::is_member_pointer_v<T> &&
     std::is_same_v<typename travels_as<T>::type, T> && std::is_default_constructible_v<T> &&
     cereal::traits::is_output_serializable<T, output_archive>::value &&
     cereal::traits::is_input_serializable<T, input_archive>::value;
