@@ -78,7 +78,8 @@ class actor {
   // with what f throws (the object stays as f left it), with
   // worker_died_error if the worker died (as above), or with what T's
   // constructor threw. Throws ferry::pool_shutdown_error after the pool's
-  // shutdown. task_options (retries, timeout, name, priority) do not apply.
+  // shutdown, ferry::error on an actor moved from. task_options (retries,
+  // timeout, name, priority) do not apply.
   template <class F, class... Args>
   auto call(F&& f, Args&&... args) const {
     static_assert(!(detail::is_future<std::decay_t<Args>> || ...),
@@ -120,7 +121,8 @@ class actor {
   }
 
   // The actor's id, as the pool's events do not show it: for logs.
-  std::uint64_t id() const noexcept { return handle_->id(); }
+  // 0 for an actor moved from.
+  std::uint64_t id() const noexcept { return handle_ ? handle_->id() : 0; }
 
  private:
   friend class detail::pool_front;
@@ -129,6 +131,9 @@ class actor {
   template <class R, class... P, class... Args>
   future<R> call_function(function<R(T&, P...)> f, Args&&... args) const {
     detail::check_task_signature<R, P...>();
+    if (handle_ == nullptr)
+      throw error("ferry: actor::call on an actor handle without an actor (moved from); use the handle it "
+                  "was moved to");
     const function<R(P...)> shipped(detail::actor_call<T, R, P...>{handle_->id(), std::move(f)});
     auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(args)), ...); };
     const detail::task_settings settings{.actor = {handle_->id(), detail::actor_route::part::call}};

@@ -115,6 +115,8 @@ class FERRY_MPI_EXPORT mpi_pool : public detail::pool_front {
   ~mpi_pool();
   mpi_pool(const mpi_pool&);
   mpi_pool& operator=(const mpi_pool&);
+  // A handle moved from has no pool: every call on it but == and
+  // assignment throws ferry::error naming the call.
   mpi_pool(mpi_pool&&) noexcept;
   mpi_pool& operator=(mpi_pool&&) noexcept;
 

@@ -69,6 +69,8 @@ class FERRY_EXECUTOR_EXPORT process_pool : public detail::pool_front {
   ~process_pool();
   process_pool(const process_pool&);
   process_pool& operator=(const process_pool&);
+  // A handle moved from has no pool: every call on it but == and
+  // assignment throws ferry::error naming the call.
   process_pool(process_pool&&) noexcept;
   process_pool& operator=(process_pool&&) noexcept;
 

@@ -24,6 +24,7 @@
 #include <executor/executor.h>
 
 #include "../temp_dir.h"
+#include "moved_from_pool.h"
 #include "test_harness.h"
 #include "test_tasks.h"
 
@@ -177,6 +178,15 @@ TEST_F(Submit, APathOrDirectoryEntryTravelsAsItsPathAndAMapReadsADirectory) {
   ferry::process_pool pool(options(2));
   EXPECT_EQ(test_tasks::filesystem_arguments(pool, dir.path()),
             (std::vector<std::string>{"f1", "10 20", "f1 f2 sub", "2 regular files", "f1:1 f2:2", "f2.txt"}));
+}
+
+// Each call dereferenced a null pointer (tests/executor/moved_from_pool.h).
+TEST_F(Submit, APoolHandleMovedFromRefusesEachCallNamingIt) {
+  ferry_test::expect_a_pool_handle_moved_from_to_refuse_each_call(ferry::process_pool(options(1)));
+  ferry::process_pool pool(options(1));
+  ferry::process_pool moved_to = std::move(pool);
+  ferry_test::expect_refused_on_a_handle_moved_from("resize", [&] { pool.resize(2); });
+  ferry_test::expect_refused_on_a_handle_moved_from("worker_pids()", [&] { (void)pool.worker_pids(); });
 }
 
 TEST_F(Submit, ANullCStringArgumentFailsItsTaskSayingWhatToPass) {

@@ -40,6 +40,7 @@
 #include "../executor/event_recorder.h"
 #include "../executor/kill_storm.h"
 #include "../executor/long_durations.h"
+#include "../executor/moved_from_pool.h"
 #include "../executor/nested_tasks.h"
 #include "../executor/openmp_tasks.h"
 #include "../executor/priorities.h"
@@ -681,6 +682,14 @@ TEST(MpiPool, AnOnDoneCallbackThatThrowsIsDroppedAndThePoolGoesOn) {
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (after.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
   EXPECT_EQ(after.load(), 1);
+}
+
+// As on the process pool (Submit.APoolHandleMovedFromRefusesEachCallNamingIt).
+TEST(MpiPool, APoolHandleMovedFromRefusesEachCallNamingIt) {
+  ferry_test::expect_a_pool_handle_moved_from_to_refuse_each_call(ferry::mpi_pool(options()));
+  ferry::mpi_pool pool(options());
+  ferry::mpi_pool moved_to = std::move(pool);
+  ferry_test::expect_refused_on_a_handle_moved_from("hosts()", [&] { (void)pool.hosts(); });
 }
 
 // As on the process pool (TaskOptions.TheLongestTimeoutsGracesAndWaitsMeanNoLimit), and an

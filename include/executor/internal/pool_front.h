@@ -253,7 +253,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
                   "ferry: make_actor takes no future as an argument; call .then() on the future and make "
                   "the actor from there");
     check_task_signature<void, travels_as_t<Args>...>();
-    auto handle = std::make_shared<actor_handle>(queue_, new_actor_id());
+    auto handle = std::make_shared<actor_handle>(queue("make_actor"), new_actor_id());
     const function<void(travels_as_t<Args>...)> make(actor_make<T, travels_as_t<Args>...>{handle->id()});
     auto encode = [&](output_archive& ar) { (ar(as_parameter<travels_as_t<Args>>(args)), ...); };
     const task_settings settings{.actor = {handle->id(), actor_route::part::make, options.max_restarts}};
@@ -293,11 +293,11 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     static_assert(sizeof...(P) == sizeof...(Args), "ferry: submit: wrong number of arguments");
     check_task_signature<R, P...>();
     if constexpr ((is_future<std::decay_t<Args>> || ...)) {
-      if (queue_->is_shutdown()) throw pool_shutdown_error("ferry: submit after the pool was shut down");
+      if (queue("submit")->is_shutdown()) throw pool_shutdown_error("ferry: submit after the pool was shut down");
       return future<R>(submit_after(queue_, fn, detail::hold_argument(std::forward<Args>(args))...),
                        detail::from_task);
     } else {
-      if (queue_->task_retries() != 0) return submit_with_options({}, fn, std::forward<Args>(args)...);
+      if (queue("submit")->task_retries() != 0) return submit_with_options({}, fn, std::forward<Args>(args)...);
       auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(args)), ...); };
       return future<R>(submit_encoded(*queue_, fn, 1, encode), detail::from_task);
     }
@@ -321,7 +321,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
           },
           *held);
     };
-    const unsigned retries = options.retries.value_or(queue_->task_retries());
+    const unsigned retries = options.retries.value_or(queue("submit")->task_retries());
     return future<R>(run_with_retries(queue_, std::move(send), options, retries), detail::from_task);
   }
 
@@ -393,12 +393,13 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   template <bool InOrder, class R, class... P, class View>
   auto start_map_of(const function<R(P...)>& fn, View inputs, const map_options& options) {
     check_task_signature<R, P...>();
+    const std::shared_ptr<task_queue>& pool = queue("map");
     std::optional<std::size_t> size;
     if constexpr (std::ranges::sized_range<View>) size = static_cast<std::size_t>(std::ranges::size(inputs));
     auto window = std::make_unique<map_window>(
         std::make_unique<range_chunks<function<R(P...)>, map_call<P...>, View>>(
-            queue_, fn, std::move(inputs), options.priority, options.retries),
-        options, queue_->max_workers(), size, InOrder);
+            pool, fn, std::move(inputs), options.priority, options.retries),
+        options, pool->max_workers(), size, InOrder);
     if constexpr (InOrder)
       return ordered_results<R>(std::move(window));
     else
@@ -441,6 +442,12 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     }
   }
 
+  // The pool; ferry::error naming `call` on a handle moved from, which has
+  // none (as on a future moved from), where it would be a null pointer.
+  const std::shared_ptr<task_queue>& queue(const char* call) const {
+    if (queue_ == nullptr) throw_no_pool(call);
+    return queue_;
+  }
   std::shared_ptr<task_queue> queue_;
 };
 

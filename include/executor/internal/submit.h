@@ -197,6 +197,10 @@ class task_writer {
   ~task_writer() = default;
 };
 
+// Throws ferry::error for `call` (e.g. "submit") made on a pool handle
+// moved from, which has no pool.
+[[noreturn]] FERRY_EXECUTOR_EXPORT void throw_no_pool(const char* call);
+
 // Where a pool's front (pool_front.h) hands its tasks: the pool itself.
 // Thread-safety: every member may be called from any thread.
 class FERRY_EXECUTOR_EXPORT task_queue {

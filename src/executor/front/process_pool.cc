@@ -21,6 +21,12 @@ pool_options with_workers(int max_workers) {
   return options;
 }
 
+// The pool, or ferry::error for a handle moved from.
+detail::pool_core& pool_of(const std::shared_ptr<detail::pool_core>& core, const char* call) {
+  if (core == nullptr) detail::throw_no_pool(call);
+  return *core;
+}
+
 }  // namespace
 
 process_pool::process_pool(pool_options options)
@@ -34,9 +40,9 @@ process_pool& process_pool::operator=(const process_pool&) = default;
 process_pool::process_pool(process_pool&&) noexcept = default;
 process_pool& process_pool::operator=(process_pool&&) noexcept = default;
 
-std::size_t process_pool::max_workers() const { return core_->max_workers(); }
-void process_pool::resize(std::size_t max_workers) { core_->resize(max_workers); }
-std::vector<int> process_pool::worker_pids() const { return core_->worker_pids(); }
-const pool_options& process_pool::options() const { return core_->options(); }
+std::size_t process_pool::max_workers() const { return pool_of(core_, "max_workers()").max_workers(); }
+void process_pool::resize(std::size_t max_workers) { pool_of(core_, "resize").resize(max_workers); }
+std::vector<int> process_pool::worker_pids() const { return pool_of(core_, "worker_pids()").worker_pids(); }
+const pool_options& process_pool::options() const { return pool_of(core_, "options()").options(); }
 
 }  // namespace ferry

@@ -3,6 +3,9 @@
 // The shared front of every pool (executor/internal/pool_front.h).
 #include <executor/internal/pool_front.h>
 
+#include <string>
+
+#include <executor/errors.h>
 
 namespace ferry::detail {
 
@@ -15,7 +18,13 @@ pool_front& pool_front::operator=(const pool_front&) = default;
 pool_front::pool_front(pool_front&&) noexcept = default;
 pool_front& pool_front::operator=(pool_front&&) noexcept = default;
 
-void pool_front::shutdown(shutdown_options how) { queue_->shutdown(how); }
-bool pool_front::is_shutdown() const { return queue_->is_shutdown(); }
+void pool_front::shutdown(shutdown_options how) { queue("shutdown")->shutdown(how); }
+bool pool_front::is_shutdown() const { return queue("is_shutdown")->is_shutdown(); }
+
+void throw_no_pool(const char* call) {
+  throw error(std::string("ferry: ") + call +
+              " on a pool handle without a pool (moved from); use the handle it was moved to, or assign "
+              "it a pool");
+}
 
 }  // namespace ferry::detail
