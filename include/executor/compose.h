@@ -47,6 +47,7 @@ future<std::vector<future<T>>> when_all(std::vector<future<T>> futures) {
   auto all = detail::make_future_state();
   all->start();
   auto held = std::make_shared<const std::vector<future<T>>>(std::move(futures));
+  for (const future<T>& f : *held) all->derive_from(detail::future_access::state(f));
   auto left = std::make_shared<std::atomic<std::size_t>>(held->size() + 1);
   auto one_done = [all, held, left] {
     if (left->fetch_sub(1) == 1) all->finish_local(held);
@@ -62,6 +63,7 @@ future<std::tuple<future<T>...>> when_all(future<T>... futures) {
   auto all = detail::make_future_state();
   all->start();
   auto held = std::make_shared<const std::tuple<future<T>...>>(std::move(futures)...);
+  std::apply([&](const auto&... f) { (all->derive_from(detail::future_access::state(f)), ...); }, *held);
   auto left = std::make_shared<std::atomic<std::size_t>>(sizeof...(T) + 1);
   auto one_done = [all, held, left] {
     if (left->fetch_sub(1) == 1) all->finish_local(held);
@@ -88,6 +90,8 @@ future<when_any_result<std::vector<future<T>>>> when_any(std::vector<future<T>> 
   auto any = detail::make_future_state();
   any->start();
   auto held = std::make_shared<const std::vector<future<T>>>(std::move(futures));
+  for (const future<T>& f : *held)
+    any->derive_from(detail::future_access::state(f), detail::future_state::needs::any);
   auto first = std::make_shared<std::atomic<bool>>(false);
   for (std::size_t i = 0; i < held->size(); ++i) {
     (*held)[i].on_done([any, first, held, i](const future<T>&) {

@@ -143,10 +143,9 @@ class future {
   // (keep cb short). An exception cb throws is dropped, and said once on
   // stderr, as Python's add_done_callback does: on the pool's threads it
   // has no caller to reach. A wait in cb for an unfinished task of the
-  // same pool (get(), wait(), wait_for with time to wait, wait_any,
-  // as_completed) throws ferry::error: that task finishes only once cb
-  // returns. A future made from such tasks (then(), when_all) cannot say
-  // so, and a wait for it there never ends: chain with then() instead.
+  // same pool, or a future made from one (then(), when_all), by get(),
+  // wait(), wait_for with time to wait, wait_any or as_completed, throws
+  // ferry::error: that task finishes only once cb returns.
   void on_done(std::function<void(const future&)> cb) const {
     state("future::on_done()").on_done([self = *this, cb = std::move(cb)] {
       try {
@@ -184,6 +183,7 @@ class future {
                   "ferry: a continuation's result is copied by get(); return a copyable type");
     detail::future_state& done = state("future::then()");
     auto next = detail::make_future_state();
+    next->derive_from(state_);
     auto body = std::make_shared<std::decay_t<F>>(std::forward<F>(fn));
     done.on_done([self = *this, next, body] {
       detail::run_continuation([self, next, body] {
@@ -241,7 +241,7 @@ std::shared_ptr<finish_queue> watch(const Futures& futures) {
   std::size_t i = 0;
   for (const auto& f : futures) {
     f.on_done([q, index = i++](const auto&) { q->push(index); });  // first: throws for an invalid future
-    q->watch(*future_access::state(f));
+    q->watch(future_access::state(f));
   }
   return q;
 }

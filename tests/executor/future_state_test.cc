@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <executor/errors.h>
+#include "executor/core/loop_scope.h"
 #include "executor/front/wait_helper.h"
 #include "executor/wire/message_io.h"
 #include "../error_message.h"
@@ -247,6 +248,54 @@ TEST(FutureStateFinishQueue, APopWaitsForAPushFromAnotherThread) {
   });
   EXPECT_EQ(q->pop_until(in(10000ms)), std::optional<std::size_t>(9));
   pusher.join();
+}
+
+// Which waits could never end (future_state::finishes_here): a task of
+// the pool whose pass this thread runs; a state made from others, when
+// those it needs are so (any of when_all's inputs, all of when_any's);
+// none outside the pass, and none once finished.
+TEST(FutureState, AWaitCouldNeverEndOnlyForWhatThePassItIsInIsToFinish) {
+  using ferry::detail::loop_scope;
+  using ferry::detail::stop_inbox;
+  struct core {};
+  const auto here = std::make_shared<stop_inbox>([] {});
+  const auto elsewhere = std::make_shared<stop_inbox>([] {});
+  const auto task_here = ferry::detail::make_future_state();
+  task_here->set_stop_target(here, 1);
+  const auto task_elsewhere = ferry::detail::make_future_state();
+  task_elsewhere->set_stop_target(elsewhere, 2);
+  const auto derived = [](std::vector<std::shared_ptr<future_state>> from, future_state::needs need) {
+    auto s = ferry::detail::make_future_state();
+    for (const auto& f : from) s->derive_from(f, need);
+    return s;
+  };
+  const auto then_here_first = derived({task_here}, future_state::needs::all);  // held weakly: kept here
+  const auto then_here = derived({then_here_first}, future_state::needs::all);
+  const auto all_of_both = derived({task_here, task_elsewhere}, future_state::needs::all);
+  const auto any_of_both = derived({task_here, task_elsewhere}, future_state::needs::any);
+  const auto any_here = derived({task_here}, future_state::needs::any);
+  const auto local = ferry::detail::make_future_state();
+
+  EXPECT_FALSE(task_here->finishes_here()) << "outside the pass";
+  EXPECT_FALSE(then_here->finishes_here()) << "outside the pass";
+  {
+    const core c;
+    loop_scope<core> pass(&c, here.get());
+    EXPECT_TRUE(task_here->finishes_here());
+    EXPECT_FALSE(task_elsewhere->finishes_here());
+    EXPECT_TRUE(then_here->finishes_here());
+    EXPECT_TRUE(all_of_both->finishes_here());
+    EXPECT_FALSE(any_of_both->finishes_here());
+    EXPECT_TRUE(any_here->finishes_here());
+    EXPECT_FALSE(local->finishes_here()) << "a state made from nothing may be finished by anyone";
+    EXPECT_THROW(task_here->wait_until(in(1000ms)), ferry::error);
+    EXPECT_THROW(then_here->wait(), ferry::error);
+    EXPECT_FALSE(task_here->wait_until(in(0ms))) << "a wait whose deadline has passed only asks";
+    task_here->fail(std::make_exception_ptr(std::runtime_error("done")));
+    EXPECT_FALSE(task_here->finishes_here()) << "finished";
+    EXPECT_FALSE(all_of_both->finishes_here());
+    EXPECT_TRUE(task_here->wait_until(in(1000ms)));
+  }
 }
 
 }  // namespace

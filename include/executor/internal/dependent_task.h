@@ -138,6 +138,7 @@ std::shared_ptr<future_state> submit_after(std::shared_ptr<task_queue> queue, co
           },
           *held);
       q.reset();  // before `out` can finish: see above
+      out->derive_from(task);
       task->on_done([out, task] {
         if (std::exception_ptr e = task->error())
           out->fail(e);
@@ -158,8 +159,10 @@ std::shared_ptr<future_state> submit_after(std::shared_ptr<task_queue> queue, co
   std::apply(
       [&](const auto&, const auto&... a) {
         auto watch = [&](const auto& arg) {
-          if constexpr (is_future<std::decay_t<decltype(arg)>>)
+          if constexpr (is_future<std::decay_t<decltype(arg)>>) {
+            out->derive_from(future_access::state(arg));
             arg.on_done([one_ready](const auto&) { one_ready(); });
+          }
         };
         (watch(a), ...);
       },

@@ -94,15 +94,22 @@ class FERRY_EXECUTOR_EXPORT future_state {
   // ferry::error, unless finished, in a process forked from the one that
   // made the state (core/fork_generation.h): nothing there would finish it.
   // They also throw ferry::error, unless finished or the deadline has
-  // passed, on a thread that runs a pass of the loop that is to finish it
-  // (stop_target::finishes_here), as check_can_wait() does.
+  // passed, where finishes_here().
   void wait() const;
   bool wait_until(std::chrono::steady_clock::time_point deadline) const;
   bool ready() const;
   // Whether the state is not finished and the calling thread runs a pass
-  // of the loop that is to finish it: a callback given to on_done, or a
-  // pool_observer, looking at a task of its own pool.
+  // of the loop that is to finish it, or, for a state made in this process
+  // from others (derive_from), that the others it needs are so: a callback
+  // given to on_done, or a pool_observer, looking at a task of its own
+  // pool or a future made from one. A wait for it there could never end.
   bool finishes_here() const;
+  // For a state finished from others in this process: then()'s, from its
+  // future; when_all's and a task's with future arguments, from every
+  // input (which all must finish); when_any's, from every input (of which
+  // one must). Held weakly.
+  enum class needs { all, any };
+  void derive_from(const std::shared_ptr<future_state>& source, needs need = needs::all);
   // Runs cb once finished: at once on this thread if it is, else on the
   // thread that finishes it (the pool's manager thread, or a thread
   // polling the pool while it waits; keep cb short).
@@ -125,6 +132,12 @@ FERRY_EXECUTOR_EXPORT std::shared_ptr<future_state> make_future_state();
 // moved from), named by what was called on it.
 [[noreturn]] FERRY_EXECUTOR_EXPORT void throw_no_future_state(const char* call);
 
+// A scope of a pool's pass on this thread (stop_inbox::pass_mark): only
+// there may a wait find that it could never end, and a state derived from
+// others is asked only there.
+FERRY_EXECUTOR_EXPORT void enter_pool_pass() noexcept;
+FERRY_EXECUTOR_EXPORT void leave_pool_pass() noexcept;
+
 // What a callback given to future::on_done threw, which has no caller of
 // the user's to reach: dropped, and said once on stderr.
 FERRY_EXECUTOR_EXPORT void drop_on_done_exception(std::exception_ptr e) noexcept;
@@ -141,14 +154,13 @@ class FERRY_EXECUTOR_EXPORT finish_queue {
   finish_queue& operator=(const finish_queue&) = delete;
 
   // `s` is one of the states whose indices come (by its on_done), so
-  // that a wait for them where its pool finishes it throws.
-  void watch(const future_state& s);
+  // that a wait for them where none could finish throws.
+  void watch(const std::shared_ptr<future_state>& s);
   void push(std::size_t index);
   // Takes the next finished index, waiting for it without bound, or until
   // the deadline (nullopt then). Both throw ferry::error where a wait
-  // could never end: none is finished yet, and the calling thread runs a
-  // pass of the loop that is to finish a watched state (as
-  // future_state::wait does).
+  // could never end: none is finished yet, and every watched state
+  // finishes_here() (as future_state::wait does).
   std::size_t pop();
   std::optional<std::size_t> pop_until(std::chrono::steady_clock::time_point deadline);
 

@@ -68,8 +68,14 @@ class stop_inbox final : public stop_target {
   // pool, whose futures it therefore cannot wait for.
   class pass_mark {
    public:
-    explicit pass_mark(const stop_inbox* inbox) noexcept : outer_(passing_) { passing_ = inbox; }
-    ~pass_mark() { passing_ = outer_; }
+    explicit pass_mark(const stop_inbox* inbox) noexcept : outer_(passing_) {
+      passing_ = inbox;
+      enter_pool_pass();
+    }
+    ~pass_mark() {
+      leave_pool_pass();
+      passing_ = outer_;
+    }
     pass_mark(const pass_mark&) = delete;
     pass_mark& operator=(const pass_mark&) = delete;
 

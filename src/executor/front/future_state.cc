@@ -39,8 +39,14 @@ class shared_state final : public future_state {
   std::vector<std::function<void()>> callbacks ABSL_GUARDED_BY(mu);
   std::shared_ptr<stop_target> stopper ABSL_GUARDED_BY(mu);
   std::uint64_t stop_id ABSL_GUARDED_BY(mu) = 0;
+  std::vector<std::weak_ptr<future_state>> sources ABSL_GUARDED_BY(mu);  // derive_from's
+  needs need ABSL_GUARDED_BY(mu) = needs::all;
   const std::uint64_t generation = fork_generation();  // of the process whose pool finishes it
 };
+
+// How many pool passes this thread is in (nested: a callback of one pool
+// polling another's future).
+thread_local int pool_passes = 0;
 
 shared_state& data(future_state& s) { return static_cast<shared_state&>(s); }
 const shared_state& data(const future_state& s) { return static_cast<const shared_state&>(s); }
@@ -74,10 +80,36 @@ void announce_wait(const shared_state& s) {
 
 [[noreturn]] void throw_wait_in_own_pass(const char* call) {
   throw error(std::string("ferry: ") + call +
-              " waited for a task on the thread that runs its pool's loop: a callback given to on_done, or a "
-              "pool_observer, runs there, and the task cannot finish until it returns, so the wait would never "
-              "end. Chain the work with then(), whose function runs on ferry's continuation thread, or wait "
-              "outside the callback");
+              " waited for a task on the thread that runs its pool's loop (or for a future made from such "
+              "tasks): a callback given to on_done, or a pool_observer, runs there, and the task cannot finish "
+              "until it returns, so the wait would never end. Chain the work with then(), whose function runs "
+              "on ferry's continuation thread, or wait outside the callback");
+}
+
+// Whether a wait for s could never end here: see future_state::finishes_here.
+// `depth` bounds the walk through derived states (a long chain of then()).
+bool finishes_here(const shared_state& s, int depth) {
+  std::shared_ptr<stop_target> pool;
+  std::vector<std::weak_ptr<future_state>> sources;
+  future_state::needs need = future_state::needs::all;
+  {
+    mutex_lock lock(s.mu);
+    if (s.now == phase::finished || s.generation != fork_generation()) return false;
+    pool = s.stopper;
+    sources = s.sources;
+    need = s.need;
+  }
+  if (pool) return pool->finishes_here();
+  if (sources.empty() || pool_passes == 0 || depth > 256) return false;
+  bool any = false;
+  bool all = true;
+  for (const auto& w : sources) {
+    const std::shared_ptr<future_state> source = w.lock();
+    const bool here = source != nullptr && finishes_here(static_cast<const shared_state&>(*source), depth + 1);
+    any = any || here;
+    all = all && here;
+  }
+  return need == future_state::needs::all ? any : all;
 }
 
 // Polls s's pool and yields until s is finished or the spin window or
@@ -88,7 +120,8 @@ void announce_wait(const shared_state& s) {
 bool spin_until(const future_state& s, std::chrono::steady_clock::time_point deadline) {
   const auto until = std::min(deadline, std::chrono::steady_clock::now() + spin_before_blocking);
   std::shared_ptr<stop_target> pool = pool_of(data(s));
-  if (pool && pool->finishes_here() && until < deadline) throw_wait_in_own_pass("a future's get(), wait() or wait_for()");
+  if (until < deadline && (pool ? pool->finishes_here() : pool_passes != 0 && finishes_here(data(s), 0)))
+    throw_wait_in_own_pass("a future's get(), wait() or wait_for()");
   for (;;) {
     if (finished(data(s))) return true;
     if (pool) {
@@ -271,10 +304,17 @@ bool future_state::wait_until(std::chrono::steady_clock::time_point deadline) co
   return true;
 }
 
-bool future_state::finishes_here() const {
-  const std::shared_ptr<stop_target> pool = pool_of(data(*this));
-  return pool != nullptr && pool->finishes_here();
+bool future_state::finishes_here() const { return detail::finishes_here(data(*this), 0); }
+
+void future_state::derive_from(const std::shared_ptr<future_state>& source, needs need) {
+  shared_state& s = data(*this);
+  mutex_lock lock(s.mu);
+  s.sources.push_back(source);
+  s.need = need;
 }
+
+void enter_pool_pass() noexcept { ++pool_passes; }
+void leave_pool_pass() noexcept { --pool_passes; }
 
 bool future_state::ready() const {
   // The state's lock once, and once more after polling the pool.
@@ -329,37 +369,37 @@ class index_queue final : public finish_queue {
   mutex mu;
   std::condition_variable cv;
   std::deque<std::size_t> finished ABSL_GUARDED_BY(mu);
-  // The pools that finish the watched states, each once in a row (a wait
-  // is most often for the tasks of one pool).
-  std::vector<std::shared_ptr<stop_target>> pools ABSL_GUARDED_BY(mu);
+  std::vector<std::weak_ptr<future_state>> watched ABSL_GUARDED_BY(mu);
 };
 
 index_queue& data(finish_queue& q) { return static_cast<index_queue&>(q); }
 
-// Throws where the calling thread runs the pass that is to finish one of
-// q's states, and none has finished: the wait would never end.
+// Throws where none of q's states has finished and each finishes here:
+// the wait would never end. Only inside a pool's pass.
 void check_can_wait(index_queue& q, std::chrono::steady_clock::time_point deadline) {
-  std::vector<std::shared_ptr<stop_target>> pools;
+  if (pool_passes == 0) return;
+  std::vector<std::weak_ptr<future_state>> watched;
   {
     mutex_lock lock(q.mu);
     if (!q.finished.empty()) return;
-    pools = q.pools;
+    watched = q.watched;
   }
-  if (std::chrono::steady_clock::now() >= deadline) return;
-  for (const auto& pool : pools)
-    if (pool->finishes_here()) throw_wait_in_own_pass("wait_any, wait_all_or_first_exception or as_completed");
+  if (watched.empty() || std::chrono::steady_clock::now() >= deadline) return;
+  for (const auto& w : watched) {
+    const std::shared_ptr<future_state> s = w.lock();
+    if (s == nullptr || !s->finishes_here()) return;
+  }
+  throw_wait_in_own_pass("wait_any, wait_all_or_first_exception or as_completed");
 }
 
 }  // namespace
 
 std::shared_ptr<finish_queue> make_finish_queue() { return std::make_shared<index_queue>(); }
 
-void finish_queue::watch(const future_state& s) {
-  std::shared_ptr<stop_target> pool = pool_of(data(s));
-  if (pool == nullptr) return;
+void finish_queue::watch(const std::shared_ptr<future_state>& s) {
   index_queue& q = data(*this);
   mutex_lock lock(q.mu);
-  if (q.pools.empty() || q.pools.back() != pool) q.pools.push_back(std::move(pool));
+  q.watched.push_back(s);
 }
 
 void finish_queue::push(std::size_t index) {
