@@ -11,6 +11,7 @@
 #include <executor/internal/result_items.h>
 #include "executor/core/option_checks.h"
 #include "executor/core/task_events.h"
+#include "internal/mutex.h"
 
 namespace ferry::detail {
 namespace {
@@ -25,7 +26,7 @@ struct attempts final : stop_target {
   // Stops the running attempt, and sends no other.
   void request_stop(std::uint64_t, std::chrono::milliseconds grace) override {
     stopped.store(true);
-    if (auto attempt = current.load()) attempt->request_stop(grace);
+    if (auto attempt = current()) attempt->request_stop(grace);
   }
   // The task's future is being cancelled (its on_done then cancels the
   // attempt waiting in the queue, and the task never ran): where an attempt
@@ -34,7 +35,7 @@ struct attempts final : stop_target {
   // an attempt cancelled here would end on the continuation thread, which
   // could finish the task's future first.
   std::exception_ptr cancel_error() override {
-    const std::shared_ptr<future_state> attempt = current.load();
+    const std::shared_ptr<future_state> attempt = current();
     if (attempt == nullptr || !attempt->started()) return nullptr;
     return std::make_exception_ptr(cancelled_error(
         "ferry: the task was cancelled after an attempt of it had started: that attempt ends as it would "
@@ -44,14 +45,27 @@ struct attempts final : stop_target {
   // Where the running attempt's pool runs its loop. (Between an attempt's
   // end and the next one's start, the continuation thread has the task.)
   bool finishes_here() const override {
-    const std::shared_ptr<future_state> attempt = current.load();
+    const std::shared_ptr<future_state> attempt = current();
     return attempt != nullptr && attempt->finishes_here();
   }
 
   std::shared_ptr<task_queue> queue;  // null once the last attempt ended
   send_attempt send;
   std::shared_ptr<future_state> out = make_future_state();
-  std::atomic<std::shared_ptr<future_state>> current;
+  // The attempt sent last. Behind a lock rather than in a
+  // std::atomic<std::shared_ptr>: libstdc++ 12's releases its internal
+  // lock after a load with relaxed order, which ThreadSanitizer reports as
+  // a race with the next store, and a wait asks on every look.
+  std::shared_ptr<future_state> current() const {
+    mutex_lock lock(current_mu);
+    return current_;
+  }
+  void set_current(std::shared_ptr<future_state> attempt) {
+    mutex_lock lock(current_mu);
+    current_.swap(attempt);  // the previous attempt goes after the lock, in `attempt`
+  }
+  mutable mutex current_mu;
+  std::shared_ptr<future_state> current_ ABSL_GUARDED_BY(current_mu);
   unsigned left = 0;
   bool on_exception = false;
   std::string name;
@@ -99,7 +113,7 @@ std::exception_ptr final_error(const attempts& a, std::exception_ptr e) {
 void send_again(const std::shared_ptr<attempts>& a) {
   run_continuation([a] {
     try {
-      a->current.store(a->send(*a->queue));
+      a->set_current(a->send(*a->queue));
     } catch (...) {  // the pool was shut down meanwhile
       a->end();
       a->out->fail(std::current_exception());
@@ -110,7 +124,7 @@ void send_again(const std::shared_ptr<attempts>& a) {
 }
 
 void attempt_ended(const std::shared_ptr<attempts>& a) {
-  const std::shared_ptr<future_state> task = a->current.load();
+  const std::shared_ptr<future_state> task = a->current();
   if (a->out->ready()) {  // cancelled: its result is dropped
     a->end();
     return;
@@ -142,7 +156,7 @@ void attempt_ended(const std::shared_ptr<attempts>& a) {
 }
 
 void watch(const std::shared_ptr<attempts>& a) {
-  a->current.load()->on_done([a] { run_continuation([a] { attempt_ended(a); }); });
+  a->current()->on_done([a] { run_continuation([a] { attempt_ended(a); }); });
 }
 
 }  // namespace
@@ -155,14 +169,14 @@ std::shared_ptr<future_state> run_with_retries(std::shared_ptr<task_queue> queue
   a->left = retries;
   a->on_exception = options.retry_on_exception;
   a->name = options.name;
-  a->current.store(a->send(*queue));
+  a->set_current(a->send(*queue));
   a->queue = std::move(queue);
   a->out->set_stop_target(a, 0);
   // Cancelling the task's future cancels the attempt waiting in the queue.
   std::weak_ptr<attempts> weak = a;
   a->out->on_done([weak] {
     if (auto held = weak.lock())
-      if (auto current = held->current.load()) current->cancel();
+      if (auto current = held->current()) current->cancel();
   });
   watch(a);
   return a->out;
