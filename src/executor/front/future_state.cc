@@ -87,8 +87,10 @@ void announce_wait(const shared_state& s) {
 }
 
 // Whether a wait for s could never end here: see future_state::finishes_here.
-// `depth` bounds the walk through derived states (a long chain of then()).
+// Never outside a pool's pass, where it costs a thread-local read. `depth`
+// bounds the walk through derived states (a long chain of then()).
 bool finishes_here(const shared_state& s, int depth) {
+  if (pool_passes == 0) return false;
   std::shared_ptr<stop_target> pool;
   std::vector<std::weak_ptr<future_state>> sources;
   future_state::needs need = future_state::needs::all;
@@ -100,7 +102,7 @@ bool finishes_here(const shared_state& s, int depth) {
     need = s.need;
   }
   if (pool) return pool->finishes_here();
-  if (sources.empty() || pool_passes == 0 || depth > 256) return false;
+  if (sources.empty() || depth > 256) return false;
   bool any = false;
   bool all = true;
   for (const auto& w : sources) {
@@ -120,7 +122,7 @@ bool finishes_here(const shared_state& s, int depth) {
 bool spin_until(const future_state& s, std::chrono::steady_clock::time_point deadline) {
   const auto until = std::min(deadline, std::chrono::steady_clock::now() + spin_before_blocking);
   std::shared_ptr<stop_target> pool = pool_of(data(s));
-  if (until < deadline && (pool ? pool->finishes_here() : pool_passes != 0 && finishes_here(data(s), 0)))
+  if (until < deadline && finishes_here(data(s), 0))
     throw_wait_in_own_pass("a future's get(), wait() or wait_for()");
   for (;;) {
     if (finished(data(s))) return true;

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "executor/core/held_core.h"
 #include "executor/core/pool_deleter.h"
 #include "executor/pool/pool_core.h"
 
@@ -21,12 +22,6 @@ pool_options with_workers(int max_workers) {
   return options;
 }
 
-// The pool, or ferry::error for a handle moved from.
-detail::pool_core& pool_of(const std::shared_ptr<detail::pool_core>& core, const char* call) {
-  if (core == nullptr) detail::throw_no_pool(call);
-  return *core;
-}
-
 }  // namespace
 
 process_pool::process_pool(pool_options options)
@@ -40,9 +35,13 @@ process_pool& process_pool::operator=(const process_pool&) = default;
 process_pool::process_pool(process_pool&&) noexcept = default;
 process_pool& process_pool::operator=(process_pool&&) noexcept = default;
 
-std::size_t process_pool::max_workers() const { return pool_of(core_, "max_workers()").max_workers(); }
-void process_pool::resize(std::size_t max_workers) { pool_of(core_, "resize").resize(max_workers); }
-std::vector<int> process_pool::worker_pids() const { return pool_of(core_, "worker_pids()").worker_pids(); }
-const pool_options& process_pool::options() const { return pool_of(core_, "options()").options(); }
+std::size_t process_pool::max_workers() const {
+  return detail::held_core(core_, "max_workers()").max_workers();
+}
+void process_pool::resize(std::size_t max_workers) { detail::held_core(core_, "resize").resize(max_workers); }
+std::vector<int> process_pool::worker_pids() const {
+  return detail::held_core(core_, "worker_pids()").worker_pids();
+}
+const pool_options& process_pool::options() const { return detail::held_core(core_, "options()").options(); }
 
 }  // namespace ferry

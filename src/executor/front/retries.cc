@@ -55,7 +55,8 @@ struct attempts final : stop_target {
   // The attempt sent last. Behind a lock rather than in a
   // std::atomic<std::shared_ptr>: libstdc++ 12's releases its internal
   // lock after a load with relaxed order, which ThreadSanitizer reports as
-  // a race with the next store, and a wait asks on every look.
+  // a race with the next store, and a wait in a pool's pass asks on
+  // every look.
   std::shared_ptr<future_state> current() const {
     mutex_lock lock(current_mu);
     return current_;
