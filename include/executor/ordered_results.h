@@ -13,6 +13,7 @@
 #define FERRY_EXECUTOR_ORDERED_RESULTS_H_
 
 #include <cstddef>
+#include <exception>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -67,10 +68,19 @@ class map_results {
 
    private:
     // Moves to an item of a finished chunk, waiting for one, or to the end.
-    // Throws ferry::wait_timeout_error, or what the input's iterator threw.
+    // Throws ferry::wait_timeout_error, or what the input's iterator threw;
+    // the map has then ended (map_window::next), and so has the iteration:
+    // the iterator is at the end, not at an item it does not have.
     void settle() {
       while (owner_ != nullptr && item_ == owner_->items_.size()) {
-        if (!owner_->advance()) {
+        bool more = false;
+        try {
+          more = owner_->advance();
+        } catch (...) {
+          owner_ = nullptr;
+          throw;
+        }
+        if (!more) {
           owner_ = nullptr;
           return;
         }
@@ -89,14 +99,24 @@ class map_results {
     items_.clear();
     attachments_ = {};
     current_.reset();
+    failure_ = nullptr;
     std::optional<map_window::finished> next = window_->next();
     if (!next) return false;
     current_ = std::move(next);
-    items_ = result_items(*current_->state, current_->count, &attachments_);
+    try {
+      items_ = result_items(*current_->state, current_->count, &attachments_);
+    } catch (...) {
+      // The chunk failed as a whole (its worker died, it was cancelled or
+      // could not be sent or read): each of its inputs throws that at its
+      // item, as a task's own exception does, and the iteration goes on.
+      failure_ = std::current_exception();
+      items_.assign(current_->count, std::string_view());
+    }
     return true;
   }
 
   Item read(std::size_t item) const {
+    if (failure_) std::rethrow_exception(failure_);
     using R = typename item_traits<Item>::result;
     if constexpr (item_traits<Item>::indexed) {
       if constexpr (std::is_void_v<R>) {
@@ -128,6 +148,7 @@ class map_results {
   std::optional<map_window::finished> current_;
   std::vector<std::string_view> items_;  // of current_, which keeps them alive
   std::span<const int> attachments_;     // likewise
+  std::exception_ptr failure_;           // current_'s, when it failed as a whole
 };
 
 }  // namespace detail

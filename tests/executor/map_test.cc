@@ -128,6 +128,11 @@ TEST_F(Map, AnInputsExceptionComesOutOfTheMapUnchangedAndCancelsWhatIsQueued) {
   ferry_test::expect_an_input_error_out_unchanged_and_the_queue_cancelled(pool, 600);
 }
 
+TEST_F(Map, AChunkWhoseWorkerDiedThrowsAtEachOfItsItemsAndTheIterationGoesOn) {
+  ferry::process_pool pool(options(2));
+  ferry_test::expect_a_dead_chunk_to_throw_at_its_items_and_the_iteration_to_go_on(pool);
+}
+
 TEST_F(Map, AMapEndedEarlyWithStopRunningStopsItsRunningChunks) {
   ferry::process_pool pool(options(2));
   ferry_test::expect_an_early_end_to_stop_running_chunks(pool);

@@ -161,6 +161,66 @@ void expect_an_input_error_out_unchanged_and_the_queue_cancelled(Pool& pool, int
   EXPECT_LT(clock::now() - start, std::chrono::milliseconds(ms * 5 / 2));
 }
 
+// A chunk that failed as a whole (here its worker died) throws at each of
+// its items, as a task's own exception does, and the iteration goes on past
+// it, in input order or not. It threw from ++ instead, and the iterator
+// then read past the items it had: the caller died of SIGSEGV. And when ++
+// throws because the map has ended (the input threw), the iterator is at
+// the end. Tasks `crash` ("exit3" exits its worker) and `scale`.
+template <class Pool>
+void expect_a_dead_chunk_to_throw_at_its_items_and_the_iteration_to_go_on(Pool& pool) {
+  const std::vector<std::string> inputs{"ok", "ok", "exit3", "ok", "ok", "ok"};
+  std::vector<std::string> seen;
+  auto in_order = pool.map_ordered(test_tasks::crash(), inputs, 2);  // the third chunk of two dies
+  for (auto it = in_order.begin(); it != in_order.end(); ++it) {
+    try {
+      seen.push_back(std::to_string(*it));
+    } catch (const ferry::worker_died_error& e) {
+      seen.push_back("died");
+      EXPECT_NE(std::string(e.what()).find("exited with code 3"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"0", "0", "died", "died", "0", "0"}));
+
+  std::set<std::size_t> finished;
+  int died = 0;
+  auto any_order = pool.map_unordered(test_tasks::crash(), inputs, 1);
+  for (auto it = any_order.begin(); it != any_order.end(); ++it) {
+    try {
+      finished.insert((*it).index);
+    } catch (const ferry::worker_died_error&) {
+      ++died;
+    }
+  }
+  EXPECT_EQ(died, 1);
+  EXPECT_EQ(finished, (std::set<std::size_t>{0, 1, 3, 4, 5}));
+
+  // map itself: the first failure in input order, as before.
+  try {
+    pool.map(test_tasks::crash(), inputs, 1);
+    ADD_FAILURE() << "map of a dying input threw nothing";
+  } catch (const ferry::worker_died_error&) {
+  }
+
+  counting_input broken{.limit = 10, .throw_at = 3};
+  auto read_on = pool.map_ordered(test_tasks::scale(2), broken,
+                                  ferry::map_options{.chunksize = 1, .max_chunks_in_flight = 1});
+  std::vector<int> doubled;
+  bool input_threw = false;
+  for (auto it = read_on.begin(); it != read_on.end();) {
+    doubled.push_back(*it);
+    try {
+      ++it;
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "input line 3 is bad");
+      input_threw = true;
+      EXPECT_TRUE(it == read_on.end()) << "the iterator after the map ended";
+    }
+  }
+  EXPECT_TRUE(input_threw);
+  EXPECT_EQ(doubled, (std::vector<int>{0, 2, 4}));
+}
+
 // Leaving the loop early cancels the rest. Tasks sleep `ms` each; one worker.
 template <class Pool>
 void expect_leaving_the_loop_early_cancels_the_rest(Pool& pool, int ms) {

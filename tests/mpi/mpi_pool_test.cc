@@ -781,6 +781,12 @@ TEST(MpiPool, AMapsInputErrorAndAnEarlyBreakCancelWhatIsQueued) {
   ferry_test::expect_leaving_the_loop_early_cancels_the_rest(pool, 600);
 }
 
+// As on the process pool (Map.AChunkWhoseWorkerDiedThrowsAtEachOfItsItemsAndTheIterationGoesOn).
+TEST(MpiPool, AChunkWhoseWorkerDiedThrowsAtEachOfItsItemsAndTheIterationGoesOn) {
+  ferry::mpi_pool pool(options());
+  ferry_test::expect_a_dead_chunk_to_throw_at_its_items_and_the_iteration_to_go_on(pool);
+}
+
 TEST(MpiPool, AMapEndedEarlyWithStopRunningStopsItsRunningChunksOnTheirHosts) {
   ferry::mpi_pool pool(options());
   ferry_test::expect_an_early_end_to_stop_running_chunks(pool);
