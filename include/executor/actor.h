@@ -134,6 +134,7 @@ class actor {
     if (handle_ == nullptr)
       throw error("ferry: actor::call on an actor handle without an actor (moved from); use the handle it "
                   "was moved to");
+    if (!f) return future<R>(detail::empty_call_state());  // as a task's empty function: nothing sent
     const function<R(P...)> shipped(detail::actor_call<T, R, P...>{handle_->id(), std::move(f)});
     auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(args)), ...); };
     const detail::task_settings settings{.actor = {handle_->id(), detail::actor_route::part::call}};

@@ -141,10 +141,12 @@ class FERRY_SERIALIZE_EXPORT authentication_error : public error {
   ~authentication_error() override;
 };
 
-// An empty ferry::function was called.
+// An empty ferry::function was called, or given to a pool to run (the
+// task's future fails with this; nothing is sent).
 class FERRY_SERIALIZE_EXPORT bad_function_call : public error {
  public:
   bad_function_call();
+  explicit bad_function_call(const std::string& message);
   ~bad_function_call() override;
 };
 

@@ -24,6 +24,7 @@
 #include <executor/executor.h>
 
 #include "../temp_dir.h"
+#include "empty_functions.h"
 #include "moved_from_pool.h"
 #include "test_harness.h"
 #include "test_tasks.h"
@@ -187,6 +188,13 @@ TEST_F(Submit, APoolHandleMovedFromRefusesEachCallNamingIt) {
   ferry::process_pool moved_to = std::move(pool);
   ferry_test::expect_refused_on_a_handle_moved_from("resize", [&] { pool.resize(2); });
   ferry_test::expect_refused_on_a_handle_moved_from("worker_pids()", [&] { (void)pool.worker_pids(); });
+}
+
+// It travelled to a worker and came back as a serialization_error
+// (tests/executor/empty_functions.h).
+TEST_F(Submit, AnEmptyFunctionFailsItsTaskAtOnceAsCallingItWould) {
+  ferry::process_pool pool(options(1));
+  ferry_test::expect_an_empty_function_to_fail_its_task_at_once(pool);
 }
 
 TEST_F(Submit, ANullCStringArgumentFailsItsTaskSayingWhatToPass) {

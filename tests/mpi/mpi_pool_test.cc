@@ -40,6 +40,7 @@
 #include "../executor/event_recorder.h"
 #include "../executor/kill_storm.h"
 #include "../executor/long_durations.h"
+#include "../executor/empty_functions.h"
 #include "../executor/moved_from_pool.h"
 #include "../executor/nested_tasks.h"
 #include "../executor/openmp_tasks.h"
@@ -690,6 +691,12 @@ TEST(MpiPool, APoolHandleMovedFromRefusesEachCallNamingIt) {
   ferry::mpi_pool pool(options());
   ferry::mpi_pool moved_to = std::move(pool);
   ferry_test::expect_refused_on_a_handle_moved_from("hosts()", [&] { (void)pool.hosts(); });
+}
+
+// As on the process pool (Submit.AnEmptyFunctionFailsItsTaskAtOnceAsCallingItWould).
+TEST(MpiPool, AnEmptyFunctionFailsItsTaskAtOnceAsCallingItWould) {
+  ferry::mpi_pool pool(options());
+  ferry_test::expect_an_empty_function_to_fail_its_task_at_once(pool);
 }
 
 // As on the process pool (TaskOptions.TheLongestTimeoutsGracesAndWaitsMeanNoLimit), and an

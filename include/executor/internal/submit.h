@@ -201,6 +201,11 @@ class task_writer {
 // moved from, which has no pool.
 [[noreturn]] FERRY_EXECUTOR_EXPORT void throw_no_pool(const char* call);
 
+// A state failed with ferry::bad_function_call, as a task whose function is
+// empty fails (protocol::encode_task refuses it): for an actor's call,
+// whose empty function is wrapped before it is encoded.
+FERRY_EXECUTOR_EXPORT std::shared_ptr<future_state> empty_call_state();
+
 // Where a pool's front (pool_front.h) hands its tasks: the pool itself.
 // Thread-safety: every member may be called from any thread.
 class FERRY_EXECUTOR_EXPORT task_queue {

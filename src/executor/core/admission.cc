@@ -43,6 +43,8 @@ std::variant<protocol::encoded_task, std::shared_ptr<future_state>> admit(
   protocol::encoded_task encoded;
   try {
     encoded = protocol::encode_task(task, count, list_modules, pass_buffers, std::move(into));
+  } catch (const bad_function_call&) {
+    return failed_state(std::current_exception());  // not a failure to serialize: nothing to run
   } catch (...) {
     return failed_state(current_as_serialization_error(serialization_error::phase::saving_task));
   }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include <executor/errors.h>
+#include "executor/wire/protocol.h"
 
 namespace ferry::detail {
 
@@ -25,6 +26,12 @@ void throw_no_pool(const char* call) {
   throw error(std::string("ferry: ") + call +
               " on a pool handle without a pool (moved from); use the handle it was moved to, or assign "
               "it a pool");
+}
+
+std::shared_ptr<future_state> empty_call_state() {
+  auto state = make_future_state();
+  state->fail(std::make_exception_ptr(protocol::empty_function_error()));
+  return state;
 }
 
 }  // namespace ferry::detail

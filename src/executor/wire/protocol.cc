@@ -124,6 +124,12 @@ function<void()> hello_reader::initializer() {
 
 // --- task -----------------------------------------------------------------
 
+bad_function_call empty_function_error() {
+  return bad_function_call(
+      "ferry: the task's function is empty (a default-constructed ferry::function, or one made from a "
+      "null function pointer): there is nothing to run, and nothing was sent");
+}
+
 encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules,
                          bool pass_buffers, std::string into) {
   encoded_task out;
@@ -135,7 +141,14 @@ encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list
   out.body.reserve(256);
   output_archive ar(out.body);
   if (pass_buffers) attach_to(ar, &out.attachments);
+  const std::size_t function_at = out.body.size();
   task.write_function(ar);
+  // An empty ferry::function (or one made from a null function pointer) is
+  // a record of one tag byte: refused here, so that the future says what
+  // was wrong without a worker's round trip, and the same for every pool.
+  if (out.body.size() == function_at + 1 &&
+      static_cast<std::uint8_t>(out.body[function_at]) == static_cast<std::uint8_t>(wire::function_tag::empty))
+    throw empty_function_error();
   ar(count);
   task.write_arguments(ar);
   out.names_main_program = names_main_program(ar);

@@ -193,10 +193,13 @@ struct encoded_task {
 // `list_modules`: fill encoded_task::modules (the MPI pool's ship_modules),
 // which costs a copy of each path per task. `pass_buffers`: shared buffers
 // go as descriptors in encoded_task::attachments, not as bytes (a process
-// pool's tasks). Throws whatever writing the function or the arguments
-// throws.
+// pool's tasks). Throws ferry::bad_function_call for an empty function,
+// and whatever writing the function or the arguments throws.
 // `into`: memory to encode into (its contents are dropped), such as a
 // large body's kept for the next (executor/core/spare_body.h).
+// What a task whose function is empty fails with, whatever carries it.
+bad_function_call empty_function_error();
+
 encoded_task encode_task(const task_writer& task, std::uint32_t count, bool list_modules = false,
                          bool pass_buffers = false, std::string into = {});
 

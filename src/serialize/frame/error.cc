@@ -75,6 +75,7 @@ authentication_error::authentication_error(std::string_view problem)
 authentication_error::~authentication_error() = default;
 
 bad_function_call::bad_function_call() : error("ferry: call of an empty ferry::function") {}
+bad_function_call::bad_function_call(const std::string& message) : error(message) {}
 bad_function_call::~bad_function_call() = default;
 
 }  // namespace ferry
