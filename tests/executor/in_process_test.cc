@@ -136,6 +136,29 @@ TEST_F(InProcess, ATimeoutFailsTheTaskWhenItReturnsAndTheWorkerIsReplaced) {
   EXPECT_EQ(get_within(next), 3);
 }
 
+// The pool gives up on the worker thread whose task ran past its timeout,
+// or that shutdown stopped, by closing its sockets; the thread finds that
+// out when it sends the result. It said so on stderr ("ferry worker PID:
+// ferry: sending a message: Broken pipe", PID the program's own), as if
+// something had gone wrong; it now ends quietly, as a worker process
+// whose pool is gone does.
+TEST_F(InProcess, AWorkerThreadGivenUpEndsWithoutAWordOnStderr) {
+  ::testing::internal::CaptureStderr();
+  {
+    ferry::pool_options o = options(ferry::start_method::in_process, 1);
+    o.task_timeout = 50ms;
+    ferry::process_pool pool(o);
+    auto slow = pool.submit(test_tasks::sleep_ms(), 200);
+    ferry_test::expect_error<ferry::task_timeout_error>([&] { get_within(slow); });
+    auto running = pool.submit(test_tasks::sleep_ms(), 40);
+    std::this_thread::sleep_for(10ms);
+    pool.shutdown({.kill_running = true});
+    ferry_test::expect_error<ferry::pool_shutdown_error>([&] { get_within(running); });
+  }  // every worker thread joined
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(said.find("ferry worker"), std::string::npos) << said;
+}
+
 TEST_F(InProcess, ShutdownWithKillRunningFailsTheRunningTaskOnceItReturns) {
   ferry::process_pool pool(options(ferry::start_method::in_process, 1));
   auto running = pool.submit(test_tasks::sleep_ms(), 200);

@@ -115,11 +115,15 @@ std::size_t send_all(int fd, iovec* iov, int iovcnt, std::span<const int> pass) 
   return sent;
 }
 
-// send_all for a whole message: throws protocol_error if the peer is gone.
+// send_all for a whole message: throws connection_lost if the peer is
+// gone, protocol_error for another failure.
 void send_message(int fd, iovec* iov, int iovcnt, std::span<const int> pass) {
   std::size_t total = 0;
   for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
-  if (send_all(fd, iov, iovcnt, pass) != total) throw_errno("sending a message");
+  if (send_all(fd, iov, iovcnt, pass) == total) return;
+  if (errno == EPIPE || errno == ECONNRESET)
+    throw connection_lost(std::string("sending a message: ") + std::strerror(errno));
+  throw_errno("sending a message");
 }
 
 // `authenticated` is the body, or the identity of the file holding it.

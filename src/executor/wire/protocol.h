@@ -48,6 +48,13 @@ class protocol_error : public error {
   explicit protocol_error(const std::string& message) : error("ferry: " + message) {}
 };
 
+// A message could not be sent because the peer had closed its end
+// (EPIPE, ECONNRESET): for a worker, the pool is gone or has given it up.
+class connection_lost : public protocol_error {
+ public:
+  using protocol_error::protocol_error;
+};
+
 namespace protocol {
 
 // --- The header ---------------------------------------------------------

@@ -159,6 +159,12 @@ int task_server::serve() {
       std::optional<message> m = next_message(pool_, waiting_, settings_.heap);
       if (!m || handle(*m) == next::exit || retiring_) return protocol::served_status;
     }
+  } catch (const connection_lost&) {
+    // The pool closed its end: it is gone, or it gave this worker up (a
+    // thread of the pool's own process, start_method::in_process, whose
+    // task ran past its timeout or was stopped finds out when it answers).
+    // As when a read finds the end: nobody is there to tell.
+    return protocol::served_status;
   } catch (const protocol_error& e) {
     // A socket that is no longer one was closed in this process: by a
     // task (closing every descriptor above 2, say), which the pool says.
