@@ -92,11 +92,12 @@ class actor {
       static_assert(!std::is_member_pointer_v<D>,
                     "ferry::actor<T>::call(&T::f, args...): name the member as a template argument "
                     "instead, call<&T::f>(args...), e.g. acct.call<&account::deposit>(10)");
-    } else {
+    } else if constexpr (!std::is_invocable_v<const D&, T&, detail::travels_as_t<Args>...>) {
       static_assert(std::is_invocable_v<const D&, T&, detail::travels_as_t<Args>...>,
                     "ferry::actor<T>::call(f, args...): f must be callable as f(T&, args...), each argument "
                     "as the worker receives it (a string literal, const char* or std::string_view as a "
                     "std::string)");
+    } else {
       using R = std::invoke_result_t<const D&, T&, detail::travels_as_t<Args>...>;
       return call_function<R, detail::travels_as_t<Args>...>(
           function<R(T&, detail::travels_as_t<Args>...)>(std::forward<F>(f)), std::forward<Args>(args)...);
@@ -117,7 +118,9 @@ class actor {
                   "ferry::actor<T>::call<&T::f>(args...): f must be a member of T (or of its base) "
                   "callable with args, each argument as the worker receives it (a string literal, "
                   "const char* or std::string_view as a std::string)");
-    return call(detail::member_call<M>{}, std::forward<Args>(args)...);
+    if constexpr (std::is_member_pointer_v<decltype(M)> &&
+                  std::is_invocable_v<decltype(M), T&, detail::travels_as_t<Args>...>)
+      return call(detail::member_call<M>{}, std::forward<Args>(args)...);
   }
 
   // The actor's id, as the pool's events do not show it: for logs.
@@ -130,15 +133,18 @@ class actor {
 
   template <class R, class... P, class... Args>
   future<R> call_function(function<R(T&, P...)> f, Args&&... args) const {
-    detail::check_task_signature<R, P...>();
-    if (handle_ == nullptr)
-      throw error("ferry: actor::call on an actor handle without an actor (moved from); use the handle it "
-                  "was moved to");
-    if (!f) return future<R>(detail::empty_call_state());  // as a task's empty function: nothing sent
-    const function<R(P...)> shipped(detail::actor_call<T, R, P...>{handle_->id(), std::move(f)});
-    auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(args)), ...); };
-    const detail::task_settings settings{.actor = {handle_->id(), detail::actor_route::part::call}};
-    return future<R>(detail::submit_encoded(*handle_->queue(), shipped, 1, encode, settings), detail::from_task);
+    if constexpr (!detail::check_task_signature<R, P...>()) {
+      return future<R>();  // it has said why
+    } else {
+      if (handle_ == nullptr)
+        throw error("ferry: actor::call on an actor handle without an actor (moved from); use the handle it "
+                    "was moved to");
+      if (!f) return future<R>(detail::empty_call_state());  // as a task's empty function: nothing sent
+      const function<R(P...)> shipped(detail::actor_call<T, R, P...>{handle_->id(), std::move(f)});
+      auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(args)), ...); };
+      const detail::task_settings settings{.actor = {handle_->id(), detail::actor_route::part::call}};
+      return future<R>(detail::submit_encoded(*handle_->queue(), shipped, 1, encode, settings), detail::from_task);
+    }
   }
 
   std::shared_ptr<detail::actor_handle> handle_;

@@ -69,8 +69,9 @@ void register_exception() {
                 "ferry::register_exception<E>(): E must be constructible from a std::string, the what() "
                 "of the exception the task threw: give it E(const std::string&), or "
                 "`using std::runtime_error::runtime_error;` in a subclass of std::runtime_error");
-  detail::add_exception_type(typeid(E).name(),
-                             [](const std::string& what) { return std::make_exception_ptr(E(what)); });
+  if constexpr (std::is_base_of_v<std::exception, E> && std::is_constructible_v<E, std::string>)
+    detail::add_exception_type(typeid(E).name(),
+                               [](const std::string& what) { return std::make_exception_ptr(E(what)); });
 }
 
 // The worker process running the task exited (even with code 0: a task that

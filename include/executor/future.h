@@ -169,18 +169,23 @@ class future {
   template <class F>
   auto then(F&& fn) const {
     static_assert(std::is_invocable_v<std::decay_t<F>&, const future&>, FERRY_THEN_TAKES_THE_FUTURE);
-    if constexpr (std::is_invocable_v<std::decay_t<F>&, const future&>)
-      return then_future(std::forward<F>(fn));
+    if constexpr (std::is_invocable_v<std::decay_t<F>&, const future&>) {
+      // Checked here, so that a future of what cannot be held is never
+      // named and only these messages are given.
+      using U = std::invoke_result_t<std::decay_t<F>&, const future&>;
+      static_assert(!std::is_reference_v<U>,
+                    "ferry: a continuation passed to then() must return a value, not a reference");
+      static_assert(std::is_reference_v<U> || std::is_void_v<U> || std::is_copy_constructible_v<U>,
+                    "ferry: a continuation's result is copied by get(); return a copyable type");
+      if constexpr (!std::is_reference_v<U> && (std::is_void_v<U> || std::is_copy_constructible_v<U>))
+        return then_future(std::forward<F>(fn));
+    }
   }
 
  private:
   template <class F>
   auto then_future(F&& fn) const -> future<std::invoke_result_t<std::decay_t<F>&, const future&>> {
     using U = std::invoke_result_t<std::decay_t<F>&, const future&>;
-    static_assert(!std::is_reference_v<U>,
-                  "ferry: a continuation passed to then() must return a value, not a reference");
-    static_assert(std::is_void_v<U> || std::is_copy_constructible_v<U>,
-                  "ferry: a continuation's result is copied by get(); return a copyable type");
     detail::future_state& done = state("future::then()");
     auto next = detail::make_future_state();
     next->derive_from(state_);

@@ -215,7 +215,13 @@ class function<R(Args...)> {
     static_assert(detail::shippable<D> || detail::reflected_aggregate<D> || std::is_member_pointer_v<D> ||
                       std::is_bind_expression_v<D> || detail::is_std_function<D>,
                   FERRY_NOT_SHIPPABLE_MESSAGE);
-    if constexpr (detail::shippable<D>) {  // else only the assertion above is reported
+    // An aggregate whose fields cannot ship (check_reflectable says which)
+    // is not copied either, so that its message is the only one.
+    constexpr bool fields_ship = [] {
+      if constexpr (detail::reflected_aggregate<D>) return detail::reflectable<D>();
+      else return true;
+    }();
+    if constexpr (detail::shippable<D> && fields_ship) {  // else only the assertion above is reported
       if constexpr (detail::function_pointer<D>) {
         if (f == nullptr) return;
       }

@@ -82,7 +82,11 @@ struct actor_call {
 // type is running.
 template <auto M>
 struct member_call {
+  // Constrained, so that asking whether it can be called with the wrong
+  // arguments answers no (and ferry's message says why) instead of
+  // failing inside.
   template <class T, class... P>
+    requires std::is_invocable_v<decltype(M), T&&, P&&...>
   auto operator()(T&& object, P... p) const {
     return std::invoke(M, std::forward<T>(object), std::move(p)...);
   }

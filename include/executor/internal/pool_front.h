@@ -102,14 +102,13 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   template <auto M, class... Args>
     requires(std::is_member_pointer_v<decltype(M)> && !first_is<task_options, Args...>)
   auto submit(Args&&... args) {
-    check_member_call<M, Args...>();
-    return submit(member_call<M>{}, std::forward<Args>(args)...);
+    if constexpr (check_member_call<M, Args...>()) return submit(member_call<M>{}, std::forward<Args>(args)...);
   }
   template <auto M, class... Args>
     requires std::is_member_pointer_v<decltype(M)>
   auto submit(const task_options& options, Args&&... args) {
-    check_member_call<M, Args...>();
-    return submit(options, member_call<M>{}, std::forward<Args>(args)...);
+    if constexpr (check_member_call<M, Args...>())
+      return submit(options, member_call<M>{}, std::forward<Args>(args)...);
   }
 
   // f applied to each input, in input order. inputs: any input range (a
@@ -252,15 +251,19 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     static_assert(!(is_future<std::decay_t<Args>> || ...),
                   "ferry: make_actor takes no future as an argument; call .then() on the future and make "
                   "the actor from there");
-    check_task_signature<void, travels_as_t<Args>...>();
-    auto handle = std::make_shared<actor_handle>(queue("make_actor"), new_actor_id());
-    const function<void(travels_as_t<Args>...)> make(actor_make<T, travels_as_t<Args>...>{handle->id()});
-    auto encode = [&](output_archive& ar) { (ar(as_parameter<travels_as_t<Args>>(args)), ...); };
-    const task_settings settings{.actor = {handle->id(), actor_route::part::make, options.max_restarts}};
-    // A constructor that throws fails the actor's calls, which is where
-    // the caller looks; the make's own future is not kept.
-    submit_encoded(*queue_, make, 1, encode, settings);
-    return actor<T>(std::move(handle));
+    if constexpr (!check_task_signature<void, travels_as_t<Args>...>() ||
+                  !std::is_constructible_v<T, travels_as_t<Args>...> || (is_future<std::decay_t<Args>> || ...)) {
+      return actor<T>(nullptr);  // a check has said why
+    } else {
+      auto handle = std::make_shared<actor_handle>(queue("make_actor"), new_actor_id());
+      const function<void(travels_as_t<Args>...)> make(actor_make<T, travels_as_t<Args>...>{handle->id()});
+      auto encode = [&](output_archive& ar) { (ar(as_parameter<travels_as_t<Args>>(args)), ...); };
+      const task_settings settings{.actor = {handle->id(), actor_route::part::make, options.max_restarts}};
+      // A constructor that throws fails the actor's calls, which is where
+      // the caller looks; the make's own future is not kept.
+      submit_encoded(*queue_, make, 1, encode, settings);
+      return actor<T>(std::move(handle));
+    }
   }
 
   // Stops accepting tasks, then as `how` says (see shutdown_options). May
@@ -281,18 +284,23 @@ class FERRY_EXECUTOR_EXPORT pool_front {
 
  private:
   template <auto M, class... Args>
-  static constexpr void check_member_call() {
-    static_assert(sizeof...(Args) > 0 &&
-                      std::is_invocable_v<decltype(M), task_argument_t<Args>...>,
+  // Returns whether it holds, for an `if constexpr` that leaves out the
+  // submit whose own errors would follow (and, being instantiated at once,
+  // precede) this message.
+  static constexpr bool check_member_call() {
+    constexpr bool callable = sizeof...(Args) > 0 && std::is_invocable_v<decltype(M), task_argument_t<Args>...>;
+    static_assert(callable,
                   "ferry: submit<&S::f>(object, args...): the object goes first, of S or a class "
                   "derived from it, then f's arguments, each as the worker receives it");
+    return callable;
   }
 
   template <class R, class... P, class... Args>
   future<R> submit_function(const function<R(P...)>& fn, Args&&... args) {
     static_assert(sizeof...(P) == sizeof...(Args), "ferry: submit: wrong number of arguments");
-    check_task_signature<R, P...>();
-    if constexpr ((is_future<std::decay_t<Args>> || ...)) {
+    if constexpr (!check_task_signature<R, P...>()) {
+      return future<R>();  // the check has said why
+    } else if constexpr ((is_future<std::decay_t<Args>> || ...)) {
       if (queue("submit")->is_shutdown()) throw pool_shutdown_error("ferry: submit after the pool was shut down");
       return future<R>(submit_after(queue_, fn, detail::hold_argument(std::forward<Args>(args))...),
                        detail::from_task);
@@ -309,20 +317,23 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     static_assert(!(is_future<std::decay_t<Args>> || ...),
                   "ferry: submit with task_options takes no future as an argument; call .then() on "
                   "the future and submit from there");
-    check_task_signature<R, P...>();
-    auto held = std::make_shared<const std::tuple<function<R(P...)>, detail::held_argument_t<Args>...>>(
-        fn, detail::hold_argument(std::forward<Args>(args))...);
-    send_attempt send = [held, timeout = options.timeout, name = options.name,
-                         priority = options.priority](task_queue& queue) {
-      return std::apply(
-          [&](const auto& f, const auto&... a) {
-            auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(a)), ...); };
-            return submit_encoded(queue, f, 1, encode, {timeout, name, priority});
-          },
-          *held);
-    };
-    const unsigned retries = options.retries.value_or(queue("submit")->task_retries());
-    return future<R>(run_with_retries(queue_, std::move(send), options, retries), detail::from_task);
+    if constexpr (!check_task_signature<R, P...>() || (is_future<std::decay_t<Args>> || ...)) {
+      return future<R>();  // a check has said why
+    } else {
+      auto held = std::make_shared<const std::tuple<function<R(P...)>, detail::held_argument_t<Args>...>>(
+          fn, detail::hold_argument(std::forward<Args>(args))...);
+      send_attempt send = [held, timeout = options.timeout, name = options.name,
+                           priority = options.priority](task_queue& queue) {
+        return std::apply(
+            [&](const auto& f, const auto&... a) {
+              auto encode = [&](output_archive& ar) { (ar(detail::as_parameter<P>(a)), ...); };
+              return submit_encoded(queue, f, 1, encode, {timeout, name, priority});
+            },
+            *held);
+      };
+      const unsigned retries = options.retries.value_or(queue("submit")->task_retries());
+      return future<R>(run_with_retries(queue_, std::move(send), options, retries), detail::from_task);
+    }
   }
 
   template <bool InOrder, class F, class Range>
@@ -392,18 +403,21 @@ class FERRY_EXECUTOR_EXPORT pool_front {
 
   template <bool InOrder, class R, class... P, class View>
   auto start_map_of(const function<R(P...)>& fn, View inputs, const map_options& options) {
-    check_task_signature<R, P...>();
-    const std::shared_ptr<task_queue>& pool = queue("map");
-    std::optional<std::size_t> size;
-    if constexpr (std::ranges::sized_range<View>) size = static_cast<std::size_t>(std::ranges::size(inputs));
-    auto window = std::make_unique<map_window>(
-        std::make_unique<range_chunks<function<R(P...)>, map_call<P...>, View>>(
-            pool, fn, std::move(inputs), options.priority, options.retries),
-        options, pool->max_workers(), size, InOrder);
-    if constexpr (InOrder)
-      return ordered_results<R>(std::move(window));
-    else
-      return unordered_results<R>(std::move(window));
+    if constexpr (!check_task_signature<R, P...>()) {
+      return map_refused{};  // the check has said why
+    } else {
+      const std::shared_ptr<task_queue>& pool = queue("map");
+      std::optional<std::size_t> size;
+      if constexpr (std::ranges::sized_range<View>) size = static_cast<std::size_t>(std::ranges::size(inputs));
+      auto window = std::make_unique<map_window>(
+          std::make_unique<range_chunks<function<R(P...)>, map_call<P...>, View>>(
+              pool, fn, std::move(inputs), options.priority, options.retries),
+          options, pool->max_workers(), size, InOrder);
+      if constexpr (InOrder)
+        return ordered_results<R>(std::move(window));
+      else
+        return unordered_results<R>(std::move(window));
+    }
   }
 
   // map collects every result: one of its inputs must end (zipped, the

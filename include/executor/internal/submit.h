@@ -83,8 +83,12 @@ inline constexpr bool is_reference_wrapper<std::reference_wrapper<T>> = true;
 
 // Fails to compile, saying what to do, unless a task of this signature can
 // travel: its arguments to a worker, its result back to future::get.
+// Returns whether it can, for an `if constexpr` that then leaves out the
+// code that would encode what cannot travel: cereal's own errors about it
+// would follow ferry's message. Called in that condition, it is also
+// instantiated at once, so that its message comes first.
 template <class R, class... P>
-constexpr void check_task_signature() {
+constexpr bool check_task_signature() {
   static_assert(!(is_reference_wrapper<std::decay_t<P>> || ...),
                 "ferry: std::ref / std::cref cannot share a variable with a task: the task runs in "
                 "another process, which gets a copy of each argument. Pass the value, and return "
@@ -104,6 +108,8 @@ constexpr void check_task_signature() {
                 "default constructor, or return a struct of plain values; a standard type that "
                 "serialize/std_types.h does not cover, such as std::list, needs its cereal "
                 "header first, e.g. #include <cereal/types/list.hpp>)");
+  return !(is_reference_wrapper<std::decay_t<P>> || ...) && (serializable_value<std::decay_t<P>> && ...) &&
+         (std::is_void_v<R> || serializable_value<std::decay_t<R>>);
 }
 
 // Whether f (of type D) could be called with the parts of an argument of
