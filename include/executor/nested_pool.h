@@ -20,6 +20,7 @@
 #ifndef FERRY_EXECUTOR_NESTED_POOL_H_
 #define FERRY_EXECUTOR_NESTED_POOL_H_
 
+#include <cstddef>
 #include <memory>
 
 #include "executor/internal/config.h"
@@ -49,13 +50,26 @@ class FERRY_EXECUTOR_EXPORT nested_pool : public detail::pool_front {
   nested_pool(const nested_pool&);
   nested_pool& operator=(const nested_pool&);
 
+  // Neither compiles, saying why (a private member would say only that it
+  // is inaccessible). Actors are made and called from outside the workers:
+  // a task's own submissions do not carry an actor's route.
+  template <class T, class... Args>
+  auto make_actor(Args&&...) {  // auto: deduced at once, so this message comes first
+    static_assert(sizeof(T*) == 0,
+                  "ferry: a task cannot make an actor through this_task::pool(): actors are made, and "
+                  "called, by the program that holds the pool; make it there and have the task return "
+                  "what the actor needs");
+  }
+  template <class... Args>
+  void shutdown(Args&&...) {
+    static_assert(sizeof...(Args) == std::size_t(-1),
+                  "ferry: a task cannot shut down the pool it runs in through this_task::pool(): the "
+                  "program that holds the pool shuts it down; return, or throw, to end the task");
+  }
+
  private:
   friend nested_pool this_task::pool();
   explicit nested_pool(std::shared_ptr<detail::task_queue> queue);
-  using pool_front::shutdown;
-  // Actors are made and called from outside the workers: a task's own
-  // submissions do not carry an actor's route (docs/api/executor.md).
-  using pool_front::make_actor;
 };
 
 }  // namespace ferry
