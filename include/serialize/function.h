@@ -221,7 +221,15 @@ class function<R(Args...)> {
       if constexpr (detail::reflected_aggregate<D>) return detail::reflectable<D>();
       else return true;
     }();
-    if constexpr (detail::shippable<D> && fields_ship) {  // else only the assertion above is reported
+    // A callable that cannot be copied (a closure capturing a
+    // std::unique_ptr) is held by moving it in; given as an lvalue, it
+    // would have to be copied.
+    static_assert(std::is_constructible_v<D, F&&> || !detail::shippable<D> || !fields_ship,
+                  "ferry: this callable cannot be copied (a ferry::closure capturing a std::unique_ptr, "
+                  "say), and it was given as an lvalue, which would copy it: pass it with std::move, or "
+                  "make a ferry::function of it once and pass that, whose copies share the callable");
+    if constexpr (detail::shippable<D> && fields_ship && std::is_constructible_v<D, F&&>) {
+      // else only an assertion above is reported
       if constexpr (detail::function_pointer<D>) {
         if (f == nullptr) return;
       }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <new>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -393,6 +394,19 @@ TEST(RoutesClosure, ManyCapturesOfStdTypes) {
 TEST(RoutesClosure, FunctionPointerAsTheCallable) {
   ferry::function<int()> f = ferry::closure(&add_one, 1);
   EXPECT_EQ(round_trip(f)(), 2);
+}
+
+// A capture that can only be moved travels too: the closure is moved into
+// the ferry::function, whose copies share it, and loaded into a new one.
+// Given as an lvalue it would be copied, which fails to compile saying so
+// (compile_fail_closure_move_only_capture_copied).
+TEST(RoutesClosure, AMoveOnlyCaptureShipsOnceTheClosureIsMovedIn) {
+  auto closure = ferry::closure([](const std::unique_ptr<int>& p, int x) { return *p + x; },
+                                std::make_unique<int>(40));
+  ferry::function<int(int)> f = std::move(closure);
+  const ferry::function<int(int)> copy = f;
+  EXPECT_EQ(copy(2), 42);
+  EXPECT_EQ(round_trip(f)(3), 43);
 }
 
 TEST(RoutesClosure, ClosureOfAClosure) {
