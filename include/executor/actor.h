@@ -114,12 +114,12 @@ class actor {
   auto call(Args&&... args) const {
     static_assert(std::is_member_pointer_v<decltype(M)>,
                   "ferry::actor<T>::call<M>(args...): M must name a member of T, as &T::f");
-    static_assert(std::is_invocable_v<decltype(M), T&, detail::travels_as_t<Args>...>,
+    constexpr bool callable = std::is_invocable_v<decltype(M), T&, detail::travels_as_t<Args>...>;
+    static_assert(callable,
                   "ferry::actor<T>::call<&T::f>(args...): f must be a member of T (or of its base) "
                   "callable with args, each argument as the worker receives it (a string literal, "
                   "const char* or std::string_view as a std::string)");
-    if constexpr (std::is_member_pointer_v<decltype(M)> &&
-                  std::is_invocable_v<decltype(M), T&, detail::travels_as_t<Args>...>)
+    if constexpr (std::is_member_pointer_v<decltype(M)> && callable)
       return call(detail::member_call<M>{}, std::forward<Args>(args)...);
   }
 

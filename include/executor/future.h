@@ -173,12 +173,12 @@ class future {
       // Checked here, so that a future of what cannot be held is never
       // named and only these messages are given.
       using U = std::invoke_result_t<std::decay_t<F>&, const future&>;
-      static_assert(!std::is_reference_v<U>,
-                    "ferry: a continuation passed to then() must return a value, not a reference");
-      static_assert(std::is_reference_v<U> || std::is_void_v<U> || std::is_copy_constructible_v<U>,
+      constexpr bool a_value = !std::is_reference_v<U>;
+      constexpr bool copyable = std::is_void_v<U> || std::is_copy_constructible_v<U>;
+      static_assert(a_value, "ferry: a continuation passed to then() must return a value, not a reference");
+      static_assert(!a_value || copyable,
                     "ferry: a continuation's result is copied by get(); return a copyable type");
-      if constexpr (!std::is_reference_v<U> && (std::is_void_v<U> || std::is_copy_constructible_v<U>))
-        return then_future(std::forward<F>(fn));
+      if constexpr (a_value && copyable) return then_future(std::forward<F>(fn));
     }
   }
 

@@ -245,14 +245,15 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   }
   template <class T, class... Args>
   actor<T> make_actor(const actor_options& options, Args&&... args) {
-    static_assert(std::is_constructible_v<T, travels_as_t<Args>...>,
+    constexpr bool constructible = std::is_constructible_v<T, travels_as_t<Args>...>;
+    constexpr bool no_future = !(is_future<std::decay_t<Args>> || ...);
+    static_assert(constructible,
                   "ferry: make_actor<T>(args...): T cannot be constructed from these arguments as the "
                   "worker receives them (a string literal, const char* or std::string_view arrives as a std::string)");
-    static_assert(!(is_future<std::decay_t<Args>> || ...),
+    static_assert(no_future,
                   "ferry: make_actor takes no future as an argument; call .then() on the future and make "
                   "the actor from there");
-    if constexpr (!check_task_signature<void, travels_as_t<Args>...>() ||
-                  !std::is_constructible_v<T, travels_as_t<Args>...> || (is_future<std::decay_t<Args>> || ...)) {
+    if constexpr (!(constructible && no_future && check_task_signature<void, travels_as_t<Args>...>())) {
       return actor<T>(nullptr);  // a check has said why
     } else {
       auto handle = std::make_shared<actor_handle>(queue("make_actor"), new_actor_id());
@@ -314,10 +315,11 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   template <class R, class... P, class... Args>
   future<R> submit_with_options(const task_options& options, const function<R(P...)>& fn, Args&&... args) {
     static_assert(sizeof...(P) == sizeof...(Args), "ferry: submit: wrong number of arguments");
-    static_assert(!(is_future<std::decay_t<Args>> || ...),
+    constexpr bool no_future = !(is_future<std::decay_t<Args>> || ...);
+    static_assert(no_future,
                   "ferry: submit with task_options takes no future as an argument; call .then() on "
                   "the future and submit from there");
-    if constexpr (!check_task_signature<R, P...>() || (is_future<std::decay_t<Args>> || ...)) {
+    if constexpr (!(no_future && check_task_signature<R, P...>())) {
       return future<R>();  // a check has said why
     } else {
       auto held = std::make_shared<const std::tuple<function<R(P...)>, detail::held_argument_t<Args>...>>(

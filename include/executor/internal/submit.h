@@ -89,11 +89,16 @@ inline constexpr bool is_reference_wrapper<std::reference_wrapper<T>> = true;
 // instantiated at once, so that its message comes first.
 template <class R, class... P>
 constexpr bool check_task_signature() {
-  static_assert(!(is_reference_wrapper<std::decay_t<P>> || ...),
+  constexpr bool no_reference_wrapper = !(is_reference_wrapper<std::decay_t<P>> || ...);
+  // A reference wrapper has its own message above, not this one too.
+  constexpr bool arguments_travel =
+      ((serializable_value<std::decay_t<P>> || is_reference_wrapper<std::decay_t<P>>) && ...);
+  constexpr bool result_returns = std::is_void_v<R> || serializable_value<std::decay_t<R>>;
+  static_assert(no_reference_wrapper,
                 "ferry: std::ref / std::cref cannot share a variable with a task: the task runs in "
                 "another process, which gets a copy of each argument. Pass the value, and return "
                 "what the task changes");
-  static_assert(((serializable_value<std::decay_t<P>> || is_reference_wrapper<std::decay_t<P>>) && ...),
+  static_assert(arguments_travel,
                 "ferry::process_pool: an argument of this task cannot be sent to a worker: each "
                 "must be default-constructible and cereal-serializable by value (a pointer, a "
                 "std::span, a reference to a stream or a ferry::function's std::string_view "
@@ -102,14 +107,13 @@ constexpr bool check_task_signature() {
                 "a standard type that "
                 "serialize/std_types.h does not cover, such as std::list, std::complex or "
                 "std::bitset, needs its cereal header first, e.g. #include <cereal/types/list.hpp>)");
-  static_assert(std::is_void_v<R> || serializable_value<std::decay_t<R>>,
+  static_assert(result_returns,
                 "ferry::process_pool: the result of this task cannot come back from the worker: "
                 "it must be void, or default-constructible and cereal-serializable (give it a "
                 "default constructor, or return a struct of plain values; a standard type that "
                 "serialize/std_types.h does not cover, such as std::list, needs its cereal "
                 "header first, e.g. #include <cereal/types/list.hpp>)");
-  return !(is_reference_wrapper<std::decay_t<P>> || ...) && (serializable_value<std::decay_t<P>> && ...) &&
-         (std::is_void_v<R> || serializable_value<std::decay_t<R>>);
+  return no_reference_wrapper && arguments_travel && result_returns;
 }
 
 // Whether f (of type D) could be called with the parts of an argument of
