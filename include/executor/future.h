@@ -324,11 +324,29 @@ std::optional<std::size_t> wait_all_or_first_exception(const Futures& futures,
 // next one is finished.
 //
 //   for (ferry::future<int> f : ferry::as_completed(futures)) use(f.get());
+namespace detail {
+// `futures` without the later copies of a future given twice.
+template <class T>
+std::vector<future<T>> first_of_each(std::vector<future<T>> futures) {
+  std::vector<const future_state*> states;
+  states.reserve(futures.size());
+  for (const future<T>& f : futures) states.push_back(future_access::state(f).get());
+  const std::vector<std::size_t> first = first_of_each_state(states);
+  if (first.size() == futures.size()) return futures;
+  std::vector<future<T>> kept;
+  kept.reserve(first.size());
+  for (const std::size_t i : first) kept.push_back(std::move(futures[i]));
+  return kept;
+}
+}  // namespace detail
+
+// Each future given once, a copy given again (or the same future twice)
+// yielded once, as Python's as_completed does.
 template <class T>
 class completion_order {
  public:
   explicit completion_order(std::vector<future<T>> futures)
-      : futures_(std::move(futures)), finished_(detail::watch(futures_)) {}
+      : futures_(detail::first_of_each(std::move(futures))), finished_(detail::watch(futures_)) {}
 
   class iterator {
    public:

@@ -97,6 +97,24 @@ TEST_F(Future, WaitAnyReturnsTheFirstFinished) {
   EXPECT_EQ(ferry::wait_any(futures, 1ms), std::optional<std::size_t>(1));
 }
 
+// as_completed yielded a future given twice twice, so a loop over it got
+// that result twice; Python's as_completed yields such a future once.
+TEST_F(Future, AsCompletedYieldsAFutureGivenTwiceOnce) {
+  ferry::process_pool pool(options(2));
+  const ferry::future<int> slow = pool.submit(test_tasks::sleep_ms(), 300);
+  const ferry::future<int> quick = pool.submit(test_tasks::add(), 1, 2);
+  const ferry::future<int> copy = quick;  // a copy shares its state
+  std::vector<int> results;
+  for (const ferry::future<int>& f : ferry::as_completed(std::vector{quick, slow, copy, slow, quick}))
+    results.push_back(f.get());
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0], 3);
+  EXPECT_EQ(results[1], slow.get());
+  // Futures without a state are each a mistake, as before: the range throws.
+  EXPECT_THROW((void)ferry::as_completed(std::vector{quick, ferry::future<int>{}, ferry::future<int>{}}),
+               ferry::error);
+}
+
 TEST_F(Future, CancelOnlyBeforeSending) {
   ferry::process_pool pool(options(1));
   // A ready worker first: the waits below time the tasks, not a worker's

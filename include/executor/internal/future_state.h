@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "executor/internal/config.h"
 
@@ -170,6 +171,11 @@ class FERRY_EXECUTOR_EXPORT finish_queue {
 };
 
 FERRY_EXECUTOR_EXPORT std::shared_ptr<finish_queue> make_finish_queue();
+
+// The positions of the first of each state in `states`, in order; each null
+// is kept (a future without a state, on which the wait then throws).
+// as_completed yields a future given twice once, as Python's does.
+FERRY_EXECUTOR_EXPORT std::vector<std::size_t> first_of_each_state(const std::vector<const future_state*>& states);
 
 }  // namespace ferry::detail
 

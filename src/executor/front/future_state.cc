@@ -6,6 +6,7 @@
 #include <deque>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "executor/core/fork_generation.h"
@@ -397,6 +398,15 @@ void check_can_wait(index_queue& q, std::chrono::steady_clock::time_point deadli
 }  // namespace
 
 std::shared_ptr<finish_queue> make_finish_queue() { return std::make_shared<index_queue>(); }
+
+std::vector<std::size_t> first_of_each_state(const std::vector<const future_state*>& states) {
+  std::vector<std::size_t> first;
+  first.reserve(states.size());
+  std::unordered_set<const future_state*> seen;
+  for (std::size_t i = 0; i < states.size(); ++i)
+    if (states[i] == nullptr || seen.insert(states[i]).second) first.push_back(i);
+  return first;
+}
 
 void finish_queue::watch(const std::shared_ptr<future_state>& s) {
   index_queue& q = data(*this);
