@@ -32,6 +32,7 @@
 #include "executor/future.h"
 #include "executor/internal/actor_parts.h"
 #include "executor/internal/config.h"
+#include "executor/internal/refused.h"
 #include "executor/internal/submit.h"
 #include "serialize/function.h"
 
@@ -92,11 +93,13 @@ class actor {
       static_assert(!std::is_member_pointer_v<D>,
                     "ferry::actor<T>::call(&T::f, args...): name the member as a template argument "
                     "instead, call<&T::f>(args...), e.g. acct.call<&account::deposit>(10)");
+      return detail::refused{};
     } else if constexpr (!std::is_invocable_v<const D&, T&, detail::travels_as_t<Args>...>) {
       static_assert(std::is_invocable_v<const D&, T&, detail::travels_as_t<Args>...>,
                     "ferry::actor<T>::call(f, args...): f must be callable as f(T&, args...), each argument "
                     "as the worker receives it (a string literal, const char* or std::string_view as a "
                     "std::string)");
+      return detail::refused{};
     } else {
       using R = std::invoke_result_t<const D&, T&, detail::travels_as_t<Args>...>;
       return call_function<R, detail::travels_as_t<Args>...>(
@@ -121,6 +124,8 @@ class actor {
                   "const char* or std::string_view as a std::string)");
     if constexpr (std::is_member_pointer_v<decltype(M)> && callable)
       return call(detail::member_call<M>{}, std::forward<Args>(args)...);
+    else
+      return detail::refused{};
   }
 
   // The actor's id, as the pool's events do not show it: for logs.

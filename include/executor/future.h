@@ -28,6 +28,7 @@
 #include "executor/internal/continuation.h"
 #include "executor/internal/deadline.h"
 #include "executor/internal/future_state.h"
+#include "executor/internal/refused.h"
 #include "executor/internal/result_items.h"
 
 // A string literal, because static_assert takes nothing else.
@@ -178,7 +179,12 @@ class future {
       static_assert(a_value, "ferry: a continuation passed to then() must return a value, not a reference");
       static_assert(!a_value || copyable,
                     "ferry: a continuation's result is copied by get(); return a copyable type");
-      if constexpr (a_value && copyable) return then_future(std::forward<F>(fn));
+      if constexpr (a_value && copyable)
+        return then_future(std::forward<F>(fn));
+      else
+        return detail::refused{};
+    } else {
+      return detail::refused{};
     }
   }
 

@@ -25,6 +25,7 @@
 
 #include "executor/internal/config.h"
 #include "executor/internal/pool_front.h"
+#include "executor/internal/refused.h"
 
 namespace ferry {
 
@@ -59,6 +60,7 @@ class FERRY_EXECUTOR_EXPORT nested_pool : public detail::pool_front {
                   "ferry: a task cannot make an actor through this_task::pool(): actors are made, and "
                   "called, by the program that holds the pool; make it there and have the task return "
                   "what the actor needs");
+    return detail::refused{};
   }
   template <class... Args>
   void shutdown(Args&&...) {

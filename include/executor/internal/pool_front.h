@@ -25,6 +25,7 @@
 #include "executor/internal/endless_range.h"
 #include "executor/internal/map_window.h"
 #include "executor/internal/range_chunks.h"
+#include "executor/internal/refused.h"
 #include "executor/internal/retries.h"
 #include "executor/internal/submit.h"
 #include "executor/internal/zip_inputs.h"
@@ -66,7 +67,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
     if constexpr (is_ferry_function<D>) {
       return submit_with_options(options, static_cast<const D&>(f), std::forward<Args>(args)...);
     } else if constexpr (!check_task_callable<D, task_argument_t<Args>...>()) {
-      return;  // the check has said why
+      return refused{};  // the check has said why
     } else {
       // As submit's below, so that a future among the arguments reaches
       // submit_with_options, whose static_assert says what to do instead.
@@ -85,7 +86,7 @@ class FERRY_EXECUTOR_EXPORT pool_front {
       // the caller's module, which a plugin worker may not be able to load.
       return submit_function(static_cast<const D&>(f), std::forward<Args>(args)...);
     } else if constexpr (!check_task_callable<D, task_argument_t<Args>...>()) {
-      return;  // the check has said why
+      return refused{};  // the check has said why
     } else {
       using R = std::invoke_result_t<const D&, task_argument_t<Args>...>;
       return submit_function(function<R(task_argument_t<Args>...)>(std::forward<F>(f)),
@@ -102,13 +103,18 @@ class FERRY_EXECUTOR_EXPORT pool_front {
   template <auto M, class... Args>
     requires(std::is_member_pointer_v<decltype(M)> && !first_is<task_options, Args...>)
   auto submit(Args&&... args) {
-    if constexpr (check_member_call<M, Args...>()) return submit(member_call<M>{}, std::forward<Args>(args)...);
+    if constexpr (check_member_call<M, Args...>())
+      return submit(member_call<M>{}, std::forward<Args>(args)...);
+    else
+      return refused{};
   }
   template <auto M, class... Args>
     requires std::is_member_pointer_v<decltype(M)>
   auto submit(const task_options& options, Args&&... args) {
     if constexpr (check_member_call<M, Args...>())
       return submit(options, member_call<M>{}, std::forward<Args>(args)...);
+    else
+      return refused{};
   }
 
   // f applied to each input, in input order. inputs: any input range (a
@@ -394,19 +400,19 @@ class FERRY_EXECUTOR_EXPORT pool_front {
       if constexpr (parameter_count<D> == sizeof...(P))
         return start_map_of<InOrder>(static_cast<const D&>(f), std::move(inputs), options);
       else
-        return map_refused{};
+        return refused{};
     } else if constexpr (check_task_callable<D, P...>()) {
       using R = std::invoke_result_t<const D&, P...>;
       return start_map_of<InOrder>(function<R(P...)>(std::forward<F>(f)), std::move(inputs), options);
     } else {
-      return map_refused{};  // a static_assert has said why
+      return refused{};  // a static_assert has said why
     }
   }
 
   template <bool InOrder, class R, class... P, class View>
   auto start_map_of(const function<R(P...)>& fn, View inputs, const map_options& options) {
     if constexpr (!check_task_signature<R, P...>()) {
-      return map_refused{};  // the check has said why
+      return refused{};  // the check has said why
     } else {
       const std::shared_ptr<task_queue>& pool = queue("map");
       std::optional<std::size_t> size;
@@ -434,18 +440,8 @@ class FERRY_EXECUTOR_EXPORT pool_front {
                   "bound the input with std::views::take(n)");
   }
 
-  // What a map that failed to compile gives, so that neither map's collect
-  // nor a loop over the map adds errors after the static_assert that said
-  // why. Never made in a program that compiles.
-  struct map_refused {
-    struct nothing {
-      template <class T>
-      operator T() const;
-    };
-    const nothing* begin() const { return nullptr; }
-    const nothing* end() const { return nullptr; }
-  };
-  static map_refused collect(map_refused refused) { return refused; }
+  // A map that failed to compile (internal/refused.h).
+  static refused collect(refused r) { return r; }
 
   template <class R>
   static auto collect(ordered_results<R> results) {
