@@ -44,13 +44,16 @@ def ferry(path):
                 seg["the caller: its result read to its next task sent"].append(t - got)
                 seg["the whole round trip"].append(t - sent[0])
             sent, woken, answered, got = (t, cpu), None, None, None
-        elif comm == "exe" and e == "sys_exit_poll" and sent and woken is None:
+        elif comm == "exe" and e in ("sys_exit_recvmsg", "sys_exit_poll") and sent and woken is None:
+            # The worker sleeps in a blocking read of its tasks' socket
+            # (src/executor/worker/task_server.cc); poll, where it waits with a
+            # timeout (a heap to give back, pool_options::spin).
             woken = t
             where = "on the caller's CPU" if cpu == sent[1] else "on the other CPU"
-            seg[f"the worker's wake-up, {where}: task sent to poll returned"].append(t - sent[0])
+            seg[f"the worker's wake-up, {where}: task sent to its read returned"].append(t - sent[0])
         elif comm == "exe" and e == "sys_exit_sendmsg" and woken is not None and answered is None:
             answered = t
-            seg["the worker: poll returned to its result sent"].append(t - woken)
+            seg["the worker: its read returned to its result sent"].append(t - woken)
         elif tid == caller and e == "sys_exit_recvmsg" and answered is not None and got is None:
             got = t
             seg["the result's way back: sent to the caller's read returned"].append(t - answered)
