@@ -171,7 +171,8 @@ class FERRY_EXECUTOR_EXPORT serialization_error : public error {
 // "saving the task in the pool", "loading the task in the worker", ...
 FERRY_EXECUTOR_EXPORT const char* to_string(serialization_error::phase where) noexcept;
 
-// A wait with a deadline (process_pool::map with a timeout) ran out of time.
+// A wait with a deadline (process_pool::map, or as_completed, with a
+// timeout) ran out of time.
 class FERRY_EXECUTOR_EXPORT wait_timeout_error : public error {
  public:
   explicit wait_timeout_error(const std::string& message);

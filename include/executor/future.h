@@ -327,7 +327,10 @@ std::optional<std::size_t> wait_all_or_first_exception(const Futures& futures,
 }
 
 // The futures in the order they finish, lazily: iterating blocks until the
-// next one is finished.
+// next one is finished. Given a timeout, begin() or ++ throws
+// ferry::wait_timeout_error where the next has not finished when it has
+// passed since as_completed was called (Python's as_completed(fs,
+// timeout)), and the iteration ends there.
 //
 //   for (ferry::future<int> f : ferry::as_completed(futures)) use(f.get());
 namespace detail {
@@ -353,6 +356,10 @@ class completion_order {
  public:
   explicit completion_order(std::vector<future<T>> futures)
       : futures_(detail::first_of_each(std::move(futures))), finished_(detail::watch(futures_)) {}
+  completion_order(std::vector<future<T>> futures, std::chrono::steady_clock::time_point deadline)
+      : completion_order(std::move(futures)) {
+    deadline_ = deadline;
+  }
 
   class iterator {
    public:
@@ -375,7 +382,16 @@ class completion_order {
         owner_ = nullptr;
         return;
       }
-      current_ = owner_->futures_[owner_->finished_->pop()];
+      const std::optional<std::size_t> next =
+          owner_->deadline_ ? owner_->finished_->pop_until(*owner_->deadline_) : owner_->finished_->pop();
+      if (!next) {
+        const std::size_t left = owner_->futures_.size() - owner_->taken_;
+        const std::size_t all = owner_->futures_.size();
+        owner_ = nullptr;  // the iteration ends here, as Python's does
+        throw wait_timeout_error("ferry: as_completed: " + std::to_string(left) + " of " + std::to_string(all) +
+                                 " futures had not finished when its timeout passed");
+      }
+      current_ = owner_->futures_[*next];
       ++owner_->taken_;
     }
     completion_order* owner_ = nullptr;
@@ -389,11 +405,16 @@ class completion_order {
   std::vector<future<T>> futures_;
   std::shared_ptr<detail::finish_queue> finished_;
   std::size_t taken_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 
 template <class T>
 completion_order<T> as_completed(std::vector<future<T>> futures) {
   return completion_order<T>(std::move(futures));
+}
+template <class T, class Rep, class Period>
+completion_order<T> as_completed(std::vector<future<T>> futures, const std::chrono::duration<Rep, Period>& timeout) {
+  return completion_order<T>(std::move(futures), detail::deadline_after(timeout));
 }
 
 }  // namespace ferry

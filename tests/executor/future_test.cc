@@ -115,6 +115,39 @@ TEST_F(Future, AsCompletedYieldsAFutureGivenTwiceOnce) {
                ferry::error);
 }
 
+// as_completed had no timeout, so a loop over it could not be bounded;
+// Python's as_completed(fs, timeout) raises TimeoutError at the next
+// future not finished in time, counted from the call, and ends.
+TEST_F(Future, AsCompletedWithATimeoutThrowsWhereTheNextIsLateAndEndsThere) {
+  ferry::process_pool pool(options(2));
+  ferry::future<int> quick = pool.submit(test_tasks::add(), 1, 2);
+  const ferry::future<int> slow = pool.submit(test_tasks::sleep_ms(), 3000);
+  ASSERT_EQ(ferry_test::get_within(quick), 3);
+  const auto start = std::chrono::steady_clock::now();
+  auto order = ferry::as_completed(std::vector{slow, quick}, 300ms);
+  auto it = order.begin();
+  ASSERT_FALSE(it == order.end());
+  EXPECT_EQ((*it).get(), 3);
+  const auto e = ferry_test::expect_error<ferry::wait_timeout_error>([&] { ++it; });
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_NE(std::string(e.what()).find("1 of 2 futures had not finished"), std::string::npos) << e.what();
+  EXPECT_GE(waited, 300ms);
+  EXPECT_LT(waited, 2500ms) << "it waited for the slow task";
+  EXPECT_TRUE(it == order.end());
+  EXPECT_FALSE(slow.ready());
+  // Without the wait: a timeout of zero throws at once, after the finished.
+  std::vector<int> got;
+  EXPECT_THROW(
+      for (const ferry::future<int>& f : ferry::as_completed(std::vector{quick, slow}, 0ms)) got.push_back(f.get()),
+      ferry::wait_timeout_error);
+  EXPECT_EQ(got, std::vector<int>{3});
+  // Long enough, it is the range without a timeout.
+  got.clear();
+  for (const ferry::future<int>& f : ferry::as_completed(std::vector{quick}, std::chrono::hours::max()))
+    got.push_back(f.get());
+  EXPECT_EQ(got, std::vector<int>{3});
+}
+
 TEST_F(Future, CancelOnlyBeforeSending) {
   ferry::process_pool pool(options(1));
   // A ready worker first: the waits below time the tasks, not a worker's
